@@ -1,0 +1,169 @@
+//! Commands about the rules: `games`, `show`, `moves`, `perft`.
+
+use std::time::Instant;
+
+use clap::Args;
+use serde_json::json;
+
+use super::{game_by_id, CliError, CliResult};
+use crate::game::Game;
+use crate::games::GAME_IDS;
+use crate::with_game;
+
+/// Total number of positions of a game (every placement, both sides to move).
+pub fn total_positions<G: Game>(g: &G) -> u64 {
+    g.tiers(None).iter().map(|&t| g.tier_size(t)).sum()
+}
+
+pub fn games() -> CliResult {
+    println!(
+        "{:<18} {:<34} {:<32} {:<22} {:>16}",
+        "id", "game", "board", "material", "positions"
+    );
+    for id in GAME_IDS {
+        let any = game_by_id(id)?;
+        with_game!(any, |g| {
+            println!(
+                "{:<18} {:<34} {:<32} {:<22} {:>16}",
+                id,
+                g.title(),
+                g.board_desc(),
+                g.material_desc(),
+                total_positions(g)
+            );
+        });
+    }
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Game id (see `qibase games`).
+    pub game: String,
+    /// Position string; default: the start position.
+    pub position: Option<String>,
+}
+
+pub fn show(a: &ShowArgs) -> CliResult {
+    let any = game_by_id(&a.game)?;
+    with_game!(any, |g| {
+        let p = match &a.position {
+            Some(s) => g.parse_pos(s).map_err(CliError::input)?,
+            None => g.start(),
+        };
+        print!("{}", g.diagram(&p, None));
+        println!("{}", g.format_pos(&p));
+        if let Some(end) = g.game_end(&p) {
+            println!("game over: {} ({})", end.reason.describe(), end.value);
+        }
+        Ok(())
+    })
+}
+
+#[derive(Args, Debug)]
+pub struct MovesArgs {
+    pub game: String,
+    pub position: String,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn moves(a: &MovesArgs) -> CliResult {
+    let any = game_by_id(&a.game)?;
+    with_game!(any, |g| {
+        let p = g.parse_pos(&a.position).map_err(CliError::input)?;
+        let end = g.rule_end(&p);
+        let mut ms = Vec::new();
+        if end.is_none() {
+            g.moves(&p, &mut ms);
+        }
+        let rows: Vec<_> = ms
+            .iter()
+            .map(|m| {
+                let q = g.apply(&p, m);
+                (g.format_move(m), g.format_pos(&q), g.game_end(&q))
+            })
+            .collect();
+        if a.json {
+            let list: Vec<_> = rows
+                .iter()
+                .map(|(m, q, e)| {
+                    json!({
+                        "move": m,
+                        "position": q,
+                        "ends": e.map(|e| json!({"value_for_side_to_move": e.value.to_string(), "reason": e.reason.describe()})),
+                    })
+                })
+                .collect();
+            let own_end = g.game_end(&p).map(|e| json!({"value_for_side_to_move": e.value.to_string(), "reason": e.reason.describe()}));
+            println!(
+                "{}",
+                json!({"position": g.format_pos(&p), "ends": own_end, "moves": list})
+            );
+        } else {
+            if let Some(e) = g.game_end(&p) {
+                println!("game over: {} ({})", e.reason.describe(), e.value);
+            }
+            for (m, q, e) in &rows {
+                match e {
+                    Some(e) => println!(
+                        "{m:<8} {q}   ends: {} ({} for the side to move)",
+                        e.reason.describe(),
+                        e.value
+                    ),
+                    None => println!("{m:<8} {q}"),
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+#[derive(Args, Debug)]
+pub struct PerftArgs {
+    pub game: String,
+    pub depth: u32,
+    /// Start from this position instead of the start position.
+    #[arg(long)]
+    pub from: Option<String>,
+}
+
+/// Number of move sequences of exactly `depth` plies; ended games are not expanded.
+pub fn perft<G: Game>(g: &G, p: &G::Pos, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if g.rule_end(p).is_some() {
+        return 0;
+    }
+    let mut ms = Vec::new();
+    g.moves(p, &mut ms);
+    if depth == 1 {
+        return ms.len() as u64;
+    }
+    ms.iter().map(|m| perft(g, &g.apply(p, m), depth - 1)).sum()
+}
+
+pub fn perft_cmd(a: &PerftArgs) -> CliResult {
+    let any = game_by_id(&a.game)?;
+    with_game!(any, |g| {
+        let p = match &a.from {
+            Some(s) => g.parse_pos(s).map_err(CliError::input)?,
+            None => g.start(),
+        };
+        let t0 = Instant::now();
+        let mut nodes = 0u64;
+        for d in 1..=a.depth {
+            let c = perft(g, &p, d);
+            nodes += c;
+            println!("{d} {c}");
+        }
+        let s = t0.elapsed().as_secs_f64();
+        eprintln!(
+            "perft: {nodes} leaf nodes over all depths in {s:.3} s ({:.1} M nodes/s)",
+            nodes as f64 / s.max(1e-9) / 1e6
+        );
+        Ok(())
+    })
+}

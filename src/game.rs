@@ -1,0 +1,191 @@
+//! The game API: everything a generic solver, the tablebase reader and the
+//! CLI need to know about a game, and nothing more.
+//!
+//! Modelled on GamesmanOne's split between a game API and a generic tier
+//! solver: a game knows its rules, its notation and how to number its
+//! positions densely inside each *tier* (a material class closed under
+//! non-capturing moves); the solver knows no game.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use crate::value::Value;
+
+/// The two players. `First` moves first from the start position
+/// (`X` in the cannon-chess and weiming games, the cannons in the cannon games).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Side {
+    First,
+    Second,
+}
+
+impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::First => Side::Second,
+            Side::Second => Side::First,
+        }
+    }
+}
+
+/// Why a game ended (for messages and reports).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum EndReason {
+    /// The side to move has no pieces left (cannon chess).
+    AllCaptured,
+    /// The opponent of the side to move has no pieces left; only reachable
+    /// by placement, never by play (value `win 0`).
+    OpponentHasNoPieces,
+    /// Both sides are down to one piece (cannon chess): draw.
+    BothOnePiece,
+    /// The side to move has no legal move: it loses.
+    NoLegalMove,
+    /// Fewer than four soldiers remain: the cannons have won.
+    SoldiersBelowFour,
+}
+
+impl EndReason {
+    pub fn describe(self) -> &'static str {
+        match self {
+            EndReason::AllCaptured => "all pieces of the side to move have been captured",
+            EndReason::OpponentHasNoPieces => "the opponent has no pieces left",
+            EndReason::BothOnePiece => "both sides are down to one piece",
+            EndReason::NoLegalMove => "the side to move has no legal move",
+            EndReason::SoldiersBelowFour => "fewer than four soldiers remain",
+        }
+    }
+}
+
+/// The end of a game in a position: its value (side to move's view, always
+/// remoteness 0 or draw) and why.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct GameEnd {
+    pub value: Value,
+    pub reason: EndReason,
+}
+
+/// A tier key, encoded by the game (e.g. soldier count, or piece counts).
+/// Only the game interprets it; the solver treats it as an opaque id.
+pub type TierKey = u32;
+
+/// A game's rules, notation and position numbering.
+///
+/// Contract between the methods, relied on by the solver and by tests:
+/// * `rank(tier_of(p), p)` is `< tier_size(tier_of(p))`, and
+///   `rank(t, unrank(t, i)) == i` for every index `i` of every tier `t`
+///   whose slot holds a position (with symmetry reduction a game may leave
+///   unused slots: `rank(t, unrank(t, i)) != i` marks one, and positions
+///   equivalent by symmetry share one rank).
+/// * Every move from a position goes either to the same tier (a
+///   non-capturing move) or to one of `tier_deps(tier)`.
+/// * `unmoves(p)` lists every position `q` in `tier_of(p)` with no
+///   `rule_end`, and a legal move `q -> p` (each such `q` at least once).
+pub trait Game: Send + Sync {
+    /// A compact position (bitboards), including the side to move and any
+    /// other state the rules need (the weiming lock flag).
+    type Pos: Copy + Eq + Hash + Debug + Send + Sync + 'static;
+    /// A compact move.
+    type Move: Copy + Eq + Debug + Send + Sync + 'static;
+
+    // ----- identity -------------------------------------------------------
+
+    /// Game id as used on the command line, e.g. `cannon-chess`.
+    fn id(&self) -> &'static str;
+    /// Human name, e.g. `Cannon Chess 5×4`.
+    fn title(&self) -> &'static str;
+    /// One line describing the board, e.g. `4 files × 5 ranks, 20 points`.
+    fn board_desc(&self) -> String;
+    /// One line describing the material, e.g. `X 6, O 6`.
+    fn material_desc(&self) -> String;
+    /// A stable 64-bit hash of everything that defines the rules (board,
+    /// material, setup, rule switches); tablebases record it so a table of
+    /// other rules is refused.
+    fn rules_hash(&self) -> u64;
+    /// Letter of each side in position strings (`X`/`O`, `C`/`S`).
+    fn side_letter(&self, side: Side) -> char;
+
+    // ----- positions and notation ----------------------------------------
+
+    fn start(&self) -> Self::Pos;
+    fn side_to_move(&self, p: &Self::Pos) -> Side;
+    /// Parse a position string (RULES.md notation); the error says what is wrong.
+    fn parse_pos(&self, s: &str) -> Result<Self::Pos, String>;
+    fn format_pos(&self, p: &Self::Pos) -> String;
+    /// A readable multi-line board diagram with coordinates; `last`, if
+    /// given, is the move that led here and is marked.
+    fn diagram(&self, p: &Self::Pos, last: Option<&Self::Move>) -> String;
+    fn format_move(&self, m: &Self::Move) -> String;
+    /// Names of all points of the board (for heat maps and reports), in the
+    /// game's own point order.
+    fn point_names(&self) -> Vec<String>;
+    /// Which side's piece (if any) stands on each point, in `point_names` order,
+    /// as the character used in position strings (`.` for empty).
+    fn occupancy(&self, p: &Self::Pos) -> Vec<char>;
+
+    /// Parse a move string against a position: a malformed string and an
+    /// illegal move give different messages.
+    fn parse_move(&self, p: &Self::Pos, s: &str) -> Result<Self::Move, String> {
+        let mut moves = Vec::new();
+        self.moves(p, &mut moves);
+        let s = s.trim();
+        moves
+            .iter()
+            .copied()
+            .find(|m| self.format_move(m) == s)
+            .ok_or_else(|| format!("illegal move '{s}' in this position"))
+    }
+
+    // ----- rules ----------------------------------------------------------
+
+    /// The end by rule, if the game is over in `p` for a reason other than
+    /// "no legal move" (which the caller sees as an empty move list).
+    fn rule_end(&self, p: &Self::Pos) -> Option<GameEnd>;
+    /// All legal moves, appended to `out` (which the caller clears and reuses,
+    /// so move generation never allocates). Meaningless when `rule_end` is Some.
+    fn moves(&self, p: &Self::Pos, out: &mut Vec<Self::Move>);
+    /// The position after a legal move (captures applied, side switched).
+    fn apply(&self, p: &Self::Pos, m: &Self::Move) -> Self::Pos;
+
+    /// Rule end or "no legal move"; `None` if the game goes on.
+    fn game_end(&self, p: &Self::Pos) -> Option<GameEnd> {
+        if let Some(e) = self.rule_end(p) {
+            return Some(e);
+        }
+        let mut moves = Vec::new();
+        self.moves(p, &mut moves);
+        if moves.is_empty() {
+            Some(GameEnd {
+                value: Value::Loss(0),
+                reason: EndReason::NoLegalMove,
+            })
+        } else {
+            None
+        }
+    }
+
+    // ----- tiers and dense numbering --------------------------------------
+
+    /// The tiers of the closed subset in which no side has more than
+    /// `max_pieces` pieces (for the cannon games: at most that many
+    /// soldiers); `None` means the full game. Ordered so that every tier
+    /// comes after all of its `tier_deps`.
+    fn tiers(&self, max_pieces: Option<u32>) -> Vec<TierKey>;
+    /// File-name friendly tier name, e.g. `k12` or `6v5`.
+    fn tier_name(&self, t: TierKey) -> String;
+    /// The tier holding `p`.
+    fn tier_of(&self, p: &Self::Pos) -> TierKey;
+    /// Largest piece count of one side in the tier (soldier count for the
+    /// cannon games), as compared with `--max-pieces`.
+    fn tier_max_pieces(&self, t: TierKey) -> u32;
+    /// Number of index slots of the tier.
+    fn tier_size(&self, t: TierKey) -> u64;
+    /// The tiers that one move (a capture) can lead to from this tier.
+    fn tier_deps(&self, t: TierKey) -> Vec<TierKey>;
+    /// Dense index of `p` inside tier `t` (`t == tier_of(p)`).
+    fn rank(&self, t: TierKey, p: &Self::Pos) -> u64;
+    /// The position in slot `i` of tier `t`.
+    fn unrank(&self, t: TierKey, i: u64) -> Self::Pos;
+    /// Predecessors inside the same tier (see the trait contract), appended
+    /// to `out`. Duplicates are allowed; the solver removes them.
+    fn unmoves(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>);
+}

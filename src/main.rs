@@ -1,0 +1,56 @@
+//! The `qibase` binary: parse the command line and dispatch.
+
+use clap::{Parser, Subcommand};
+use qibase::cli::{self, rules, solve, CliError};
+
+#[derive(Parser)]
+#[command(
+    name = "qibase",
+    version,
+    about = "Exact solutions of small traditional Chinese board games"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the games with board, material and number of positions.
+    Games,
+    /// Draw a position as a board diagram (default: the start position).
+    Show(rules::ShowArgs),
+    /// List every legal move of a position, the result and whether the game ends.
+    Moves(rules::MovesArgs),
+    /// Count move sequences of 1..=DEPTH plies.
+    Perft(rules::PerftArgs),
+    /// Solve games by retrograde analysis and write their tablebases.
+    Solve(solve::SolveArgs),
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let code = match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
+                _ => 2,
+            };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let result: Result<(), CliError> = match &cli.command {
+        Command::Games => rules::games(),
+        Command::Show(a) => rules::show(a),
+        Command::Moves(a) => rules::moves(a),
+        Command::Perft(a) => rules::perft_cmd(a),
+        Command::Solve(a) => solve::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(e.code);
+    }
+    let _ = cli::CliResult::Ok(());
+}
