@@ -9,6 +9,7 @@ mod check;
 mod memory;
 mod tier;
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -90,10 +91,10 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
             tiers[pos..].iter().flat_map(|&u| g.tier_deps(u)).collect();
         loaded.retain(|k, _| still_needed.contains(k));
         for d in g.tier_deps(t) {
-            if !loaded.contains_key(&d) {
+            if let Entry::Vacant(slot) = loaded.entry(d) {
                 let dpath = tablebase::tier_path(&opts.dir, g.id(), &g.tier_name(d));
                 let values = tablebase::read_tier_values(&dpath, g.id(), g.rules_hash(), d)?;
-                loaded.insert(d, Arc::new(values));
+                slot.insert(Arc::new(values));
             }
         }
         let mut lower = Lower::new();
