@@ -4,8 +4,12 @@
 //! * [`games`] — the rules of each game (cannon chess, weiming, the cannon games);
 //! * [`solver`] — the generic parallel tier-by-tier retrograde solver;
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
+//! * [`analysis`] — a position's value, its moves' values, the principal variation;
+//! * [`ai`] — the program's move choice at each difficulty level;
 //! * [`cli`] — the `qibase` command line.
 
+pub mod ai;
+pub mod analysis;
 pub mod cli;
 pub mod game;
 pub mod games;

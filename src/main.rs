@@ -1,7 +1,7 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase::cli::{self, rules, solve, CliError};
+use qibase::cli::{self, engine, play, rules, solve, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -26,6 +26,12 @@ enum Command {
     Perft(rules::PerftArgs),
     /// Solve games by retrograde analysis and write their tablebases.
     Solve(solve::SolveArgs),
+    /// Play against the program in the terminal (turn timer, hints, undo, difficulty levels).
+    Play(play::PlayArgs),
+    /// The program's move in a position at a difficulty level.
+    Bestmove(engine::BestmoveArgs),
+    /// Answer JSON Lines commands on stdin (bestmove, query, moves), one JSON line each.
+    Engine(engine::EngineArgs),
 }
 
 fn main() {
@@ -47,6 +53,9 @@ fn main() {
         Command::Moves(a) => rules::moves(a),
         Command::Perft(a) => rules::perft_cmd(a),
         Command::Solve(a) => solve::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Bestmove(a) => engine::bestmove(a),
+        Command::Engine(a) => engine::engine(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

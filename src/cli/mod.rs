@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+pub mod engine;
+pub mod play;
 pub mod rules;
 pub mod solve;
 

@@ -1,0 +1,278 @@
+//! The program's move choice at four difficulty levels, from exact values.
+//!
+//! Definitions (the README's "Difficulty levels" section says the same):
+//!
+//! * `perfect` — always a value-optimal move: the fastest win when winning,
+//!   the longest resistance when losing, a drawing move when drawing. Among
+//!   the optimal moves it prefers the one that leaves the opponent the most
+//!   ways to go wrong: first the most opponent replies that worsen their
+//!   outcome class (win → draw/loss, draw → loss), then the most opponent
+//!   replies that are not optimal for them at all (e.g. a faster loss), then
+//!   the first in notation order. Deterministic: no randomness.
+//! * `hard` — never changes the game-theoretic result, chosen at random:
+//!   when drawing, uniformly among the drawing moves; when losing, uniformly
+//!   among all moves (they all lose); when winning, uniformly among the
+//!   fastest wins (a slower winning move keeps the win in theory, but in
+//!   games with cycles such moves can wander forever without winning, so
+//!   `hard` keeps to the moves that make progress).
+//! * `medium` — with probability 25 % a mistake, otherwise as `hard`.
+//! * `easy` — with probability 60 % a mistake, otherwise as `hard`.
+//!
+//! A *mistake* is a uniformly random move whose outcome class is worse than
+//! the position's (win → draw or loss, draw → loss); if there is none, a
+//! random move whose value is worse than the best (a slower win or a faster
+//! loss); if every move is equally good, there is no mistake to make and the
+//! level plays as `hard`.
+//!
+//! All randomness comes from [`Rng`] (splitmix64), seeded by `--seed`, so a
+//! game is reproducible.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::analysis::{analyse, Analysis, MoveInfo, Oracle};
+use crate::game::Game;
+use crate::value::{Value, Wdl};
+
+/// A small reproducible random generator: splitmix64.
+#[derive(Clone, Debug)]
+pub struct Rng {
+    state: u64,
+}
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng { state: seed }
+    }
+
+    /// A seed from the clock, for when the user gives none.
+    pub fn clock_seed() -> u64 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        nanos ^ ((std::process::id() as u64) << 32)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`), without modulo bias worth mentioning
+    /// (multiply-shift).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+
+    /// `true` with probability `percent` / 100.
+    pub fn chance(&mut self, percent: u32) -> bool {
+        self.below(100) < percent as usize
+    }
+}
+
+/// How well the program plays.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Difficulty {
+    Perfect,
+    Hard,
+    Medium,
+    Easy,
+}
+
+impl Difficulty {
+    pub const ALL: [Difficulty; 4] = [
+        Difficulty::Perfect,
+        Difficulty::Hard,
+        Difficulty::Medium,
+        Difficulty::Easy,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Difficulty::Perfect => "perfect",
+            Difficulty::Hard => "hard",
+            Difficulty::Medium => "medium",
+            Difficulty::Easy => "easy",
+        }
+    }
+
+    /// Chance, in percent, of a deliberate mistake on each move.
+    pub fn mistake_percent(self) -> u32 {
+        match self {
+            Difficulty::Perfect | Difficulty::Hard => 0,
+            Difficulty::Medium => 25,
+            Difficulty::Easy => 60,
+        }
+    }
+
+    /// One line for help texts.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Difficulty::Perfect => {
+                "always a value-optimal move, the one leaving you the most ways to go wrong"
+            }
+            Difficulty::Hard => {
+                "never changes the result, picks at random among result-keeping moves"
+            }
+            Difficulty::Medium => "25% chance of a random mistake, otherwise as hard",
+            Difficulty::Easy => "60% chance of a random mistake, otherwise as hard",
+        }
+    }
+}
+
+impl fmt::Display for Difficulty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Difficulty {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        Difficulty::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                format!("unknown difficulty '{s}' (levels: perfect, hard, medium, easy)")
+            })
+    }
+}
+
+/// Number of the opponent's replies after `m` that (a) worsen their
+/// outcome class and (b) are not optimal for them.
+fn opponent_mistakes<G: Game>(
+    g: &G,
+    oracle: &dyn Oracle<G>,
+    m: &MoveInfo<G>,
+) -> Result<(usize, usize), String> {
+    let a = analyse(g, oracle, &m.after)?;
+    let class = a.value.wdl();
+    let worse_class = a
+        .moves
+        .iter()
+        .filter(|r| wdl_rank(r.value.wdl()) < wdl_rank(class))
+        .count();
+    let suboptimal = a.moves.iter().filter(|r| r.value < a.value).count();
+    Ok((worse_class, suboptimal))
+}
+
+fn wdl_rank(w: Wdl) -> u8 {
+    match w {
+        Wdl::Loss => 0,
+        Wdl::Draw => 1,
+        Wdl::Win => 2,
+    }
+}
+
+/// The `perfect` choice: index into `a.moves` (which must not be empty).
+pub fn perfect_index<G: Game>(
+    g: &G,
+    oracle: &dyn Oracle<G>,
+    a: &Analysis<G>,
+) -> Result<usize, String> {
+    let best = a.moves[0].value;
+    let mut pick = 0;
+    let mut pick_score = None;
+    for (i, m) in a
+        .moves
+        .iter()
+        .enumerate()
+        .take_while(|(_, m)| m.value == best)
+    {
+        let score = opponent_mistakes(g, oracle, m)?;
+        // Strictly greater only: among equal scores the earlier (notation
+        // order) move stays.
+        if pick_score.is_none_or(|s| score > s) {
+            pick = i;
+            pick_score = Some(score);
+        }
+    }
+    Ok(pick)
+}
+
+/// The program's move in an analysed position at a difficulty, as an index
+/// into `a.moves`; `None` if the game is over.
+pub fn choose_index<G: Game>(
+    g: &G,
+    oracle: &dyn Oracle<G>,
+    a: &Analysis<G>,
+    level: Difficulty,
+    rng: &mut Rng,
+) -> Result<Option<usize>, String> {
+    if a.moves.is_empty() {
+        return Ok(None);
+    }
+    if level == Difficulty::Perfect {
+        return perfect_index(g, oracle, a).map(Some);
+    }
+    let best = a.moves[0].value;
+    let class = wdl_rank(best.wdl());
+    let percent = level.mistake_percent();
+    if percent > 0 && rng.chance(percent) {
+        let worse_class: Vec<usize> = (0..a.moves.len())
+            .filter(|&i| wdl_rank(a.moves[i].value.wdl()) < class)
+            .collect();
+        let pool = if worse_class.is_empty() {
+            (0..a.moves.len())
+                .filter(|&i| a.moves[i].value < best)
+                .collect()
+        } else {
+            worse_class
+        };
+        if !pool.is_empty() {
+            return Ok(Some(pool[rng.below(pool.len())]));
+        }
+    }
+    // hard: keep the result.
+    let pool: Vec<usize> = (0..a.moves.len())
+        .filter(|&i| match best {
+            Value::Win(_) => a.moves[i].value == best,
+            Value::Draw => a.moves[i].value == Value::Draw,
+            Value::Loss(_) => true,
+        })
+        .collect();
+    Ok(Some(pool[rng.below(pool.len())]))
+}
+
+/// Analyse `p` and choose the program's move: the analysis and the index
+/// of the chosen move (`None` if the game is over).
+pub fn choose<G: Game>(
+    g: &G,
+    oracle: &dyn Oracle<G>,
+    p: &G::Pos,
+    level: Difficulty,
+    rng: &mut Rng,
+) -> Result<(Analysis<G>, Option<usize>), String> {
+    let a = analyse(g, oracle, p)?;
+    let i = choose_index(g, oracle, &a, level, rng)?;
+    Ok((a, i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rng_is_reproducible_and_in_range() {
+        let mut a = Rng::new(7);
+        let mut b = Rng::new(7);
+        for _ in 0..1000 {
+            let x = a.below(13);
+            assert_eq!(x, b.below(13));
+            assert!(x < 13);
+        }
+    }
+
+    #[test]
+    fn difficulty_names_round_trip() {
+        for d in Difficulty::ALL {
+            assert_eq!(d.name().parse::<Difficulty>().unwrap(), d);
+        }
+        assert!("insane".parse::<Difficulty>().is_err());
+    }
+}

@@ -1,0 +1,257 @@
+//! Analysis of one position with exact values: the position's value, every
+//! legal move with its value from the mover's view (best first), and the
+//! principal variation. Used by `play`, `bestmove`, `engine` (and `query`).
+//!
+//! Values come from an [`Oracle`]: the one small adapter through which the
+//! rest of this module (and [`crate::ai`]) touches solved data. There is one
+//! oracle over tablebase files ([`TablebaseOracle`]) and one over tiers
+//! solved in memory ([`MemoryOracle`]); [`open_oracle`] picks one.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::game::{Game, GameEnd, TierKey};
+use crate::solver::solve_in_memory;
+use crate::tablebase::Tablebase;
+use crate::value::{Packed, Value};
+
+/// Exact values of positions (side to move's view).
+pub trait Oracle<G: Game> {
+    /// The value of `p`; the error says what is missing or wrong.
+    fn value(&self, p: &G::Pos) -> Result<Value, String>;
+}
+
+/// Values read from tablebase files (`qibase solve`).
+pub struct TablebaseOracle<'g, G: Game> {
+    tb: Tablebase<'g, G>,
+}
+
+impl<'g, G: Game> TablebaseOracle<'g, G> {
+    /// Open the tablebase of `game` under `dir`; nothing is read yet.
+    pub fn open(game: &'g G, dir: &Path) -> Result<Self, String> {
+        Ok(TablebaseOracle {
+            tb: Tablebase::open(game, dir),
+        })
+    }
+}
+
+impl<G: Game> Oracle<G> for TablebaseOracle<'_, G> {
+    fn value(&self, p: &G::Pos) -> Result<Value, String> {
+        self.tb.probe(p).map_err(|e| e.to_string())
+    }
+}
+
+/// Values of tiers solved in memory by [`solve_in_memory`].
+pub struct MemoryOracle<'g, G: Game> {
+    game: &'g G,
+    tiers: HashMap<TierKey, Vec<Packed>>,
+}
+
+impl<'g, G: Game> MemoryOracle<'g, G> {
+    /// Solve the game (or its closed subset of at most `max_pieces` pieces a
+    /// side) in memory. Only for small games: weiming takes well under a second.
+    pub fn solve(game: &'g G, max_pieces: Option<u32>) -> Self {
+        MemoryOracle {
+            game,
+            tiers: solve_in_memory(game, max_pieces),
+        }
+    }
+
+    /// Wrap tiers that are already solved.
+    pub fn from_tiers(game: &'g G, tiers: HashMap<TierKey, Vec<Packed>>) -> Self {
+        MemoryOracle { game, tiers }
+    }
+}
+
+impl<G: Game> Oracle<G> for MemoryOracle<'_, G> {
+    fn value(&self, p: &G::Pos) -> Result<Value, String> {
+        let t = self.game.tier_of(p);
+        let table = self.tiers.get(&t).ok_or_else(|| {
+            format!(
+                "tier {} is outside the solved subset",
+                self.game.tier_name(t)
+            )
+        })?;
+        let i = self.game.rank(t, p) as usize;
+        table
+            .get(i)
+            .copied()
+            .and_then(Value::unpack)
+            .ok_or_else(|| format!("no value for slot {i} of tier {}", self.game.tier_name(t)))
+    }
+}
+
+/// Games with at most this many positions are solved on the fly when their
+/// tablebase is missing.
+pub const ON_THE_FLY_LIMIT: u64 = 1_000_000;
+
+/// Total number of index slots of a game.
+fn total_slots<G: Game>(g: &G) -> u64 {
+    g.tiers(None).iter().map(|&t| g.tier_size(t)).sum()
+}
+
+/// The oracle for `play`, `bestmove` and `engine`: the tablebase under
+/// `dir` if it answers for `probe_at` (typically the start position), else,
+/// for a small game (at most [`ON_THE_FLY_LIMIT`] positions, e.g. weiming),
+/// a solve in memory; else an error that names the command that makes the
+/// tablebase. With the oracle comes one line saying where its values come from.
+pub fn open_oracle<'g, G: Game>(
+    g: &'g G,
+    dir: &Path,
+    probe_at: &G::Pos,
+) -> Result<(Box<dyn Oracle<G> + 'g>, String), String> {
+    let tb_err = match TablebaseOracle::open(g, dir) {
+        Ok(tb) => match tb.value(probe_at) {
+            Ok(_) => {
+                let from = format!("tablebase in {}", dir.display());
+                return Ok((Box::new(tb), from));
+            }
+            Err(e) => e,
+        },
+        Err(e) => e,
+    };
+    if total_slots(g) <= ON_THE_FLY_LIMIT {
+        let t0 = std::time::Instant::now();
+        let m = MemoryOracle::solve(g, None);
+        let from = format!(
+            "solved in memory in {:.2} s (no tablebase in {})",
+            t0.elapsed().as_secs_f64(),
+            dir.display()
+        );
+        return Ok((Box::new(m), from));
+    }
+    Err(format!(
+        "no usable tablebase for {} in {} ({tb_err}); make it with `qibase solve {} --dir {}`",
+        g.id(),
+        dir.display(),
+        g.id(),
+        dir.display()
+    ))
+}
+
+/// The value of `p`: by rule if the game is over there, else from the oracle.
+pub fn position_value<G: Game>(g: &G, oracle: &dyn Oracle<G>, p: &G::Pos) -> Result<Value, String> {
+    match g.game_end(p) {
+        Some(e) => Ok(e.value),
+        None => oracle.value(p),
+    }
+}
+
+/// One legal move and what it leads to.
+#[derive(Clone, Debug)]
+pub struct MoveInfo<G: Game> {
+    pub mv: G::Move,
+    /// The move in RULES.md notation.
+    pub text: String,
+    /// The move's value from the mover's view (counts the move itself).
+    pub value: Value,
+    /// The position after the move.
+    pub after: G::Pos,
+    /// The value of `after` for the opponent (now to move).
+    pub after_value: Value,
+}
+
+/// Everything about a position.
+#[derive(Clone, Debug)]
+pub struct Analysis<G: Game> {
+    pub pos: G::Pos,
+    /// The value of the position (side to move's view).
+    pub value: Value,
+    /// Why the game is over, if it is.
+    pub end: Option<GameEnd>,
+    /// Every legal move, best first: by value ([`Value`]'s order: fastest
+    /// win, then draw, then longest loss); moves of equal value in
+    /// ascending order of their notation (byte order of the text), so the
+    /// order never depends on the move generator.
+    pub moves: Vec<MoveInfo<G>>,
+}
+
+impl<G: Game> Analysis<G> {
+    /// The best move (first of [`Analysis::moves`]); `None` if the game is over.
+    pub fn best(&self) -> Option<&MoveInfo<G>> {
+        self.moves.first()
+    }
+}
+
+/// Analyse `p`: its value and every move's value, sorted best first.
+pub fn analyse<G: Game>(g: &G, oracle: &dyn Oracle<G>, p: &G::Pos) -> Result<Analysis<G>, String> {
+    let end = g.game_end(p);
+    let mut infos = Vec::new();
+    if end.is_none() {
+        let mut ms = Vec::new();
+        g.moves(p, &mut ms);
+        for mv in ms {
+            let after = g.apply(p, &mv);
+            let after_value = position_value(g, oracle, &after)?;
+            infos.push(MoveInfo {
+                mv,
+                text: g.format_move(&mv),
+                value: Value::of_move_to(after_value),
+                after,
+                after_value,
+            });
+        }
+    }
+    infos.sort_by(|a, b| b.value.cmp(&a.value).then_with(|| a.text.cmp(&b.text)));
+    let value = match end {
+        Some(e) => e.value,
+        None => oracle.value(p)?,
+    };
+    Ok(Analysis {
+        pos: *p,
+        value,
+        end,
+        moves: infos,
+    })
+}
+
+/// Plies shown for a drawn position's principal variation.
+pub const DRAW_PV_PLIES: usize = 40;
+
+/// The principal variation from `p`: both sides play the first move of
+/// [`analyse`]'s order (a value-optimal move) until the game ends, at most
+/// the remoteness for a won or lost position and [`DRAW_PV_PLIES`] plies
+/// for a draw. Returns the moves and the final position.
+pub fn principal_variation<G: Game>(
+    g: &G,
+    oracle: &dyn Oracle<G>,
+    p: &G::Pos,
+) -> Result<Vec<MoveInfo<G>>, String> {
+    let start = position_value(g, oracle, p)?;
+    let limit = match start {
+        Value::Win(n) | Value::Loss(n) => n as usize,
+        Value::Draw => DRAW_PV_PLIES,
+    };
+    let mut line = Vec::new();
+    let mut cur = *p;
+    while line.len() < limit {
+        let a = analyse(g, oracle, &cur)?;
+        let Some(best) = a.moves.into_iter().next() else {
+            break;
+        };
+        cur = best.after;
+        line.push(best);
+    }
+    Ok(line)
+}
+
+/// The position after a *pass* (play mode only: the seeds' turn timer ran
+/// out): the same board with the other side to move; in weiming the pass
+/// also frees the shared piece. Implemented through the RULES.md position
+/// notation — board, side letter, then (weiming only) the lock flag — so it
+/// needs nothing from the game beyond parsing and formatting.
+pub fn pass_turn<G: Game>(g: &G, p: &G::Pos) -> Result<G::Pos, String> {
+    let text = g.format_pos(p);
+    let mut fields: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+    if fields.len() < 2 {
+        return Err(format!("cannot pass in '{text}': no side to move"));
+    }
+    let side = g.side_to_move(p);
+    fields[1] = g.side_letter(side.other()).to_string();
+    if let Some(flag) = fields.get_mut(2) {
+        if flag == "!" {
+            *flag = "-".to_string();
+        }
+    }
+    g.parse_pos(&fields.join(" "))
+}
