@@ -251,7 +251,7 @@ impl<'g, G: Game> Session<'g, G> {
             Value::Loss(_) => Some(to_move.other()),
             Value::Draw => None,
         };
-        let mut s = String::new();
+        let mut s = String::from("\n");
         s.push_str(&self.g.diagram(&self.pos, self.last.as_ref()));
         s.push_str("\nGame over: ");
         s.push_str(&match winner {
@@ -353,8 +353,7 @@ impl<'g, G: Game> Session<'g, G> {
                 Input::TimedOut => {
                     let next = pass_turn(self.g, &self.pos)?;
                     say(&format!(
-                        "\ntime is up: {}'s turn passes to {}\n",
-                        self.name(self.human),
+                        "\ntime is up: your turn passes to {}\n",
                         self.name(self.human.other())
                     ));
                     self.push(next, None);
@@ -461,8 +460,8 @@ pub fn run(a: &PlayArgs) -> CliResult {
         say(&format!(
             "{} — you play {}, qibase plays {} at difficulty {level} (seed {seed}); {}{}.\nvalues: {source}\n",
             g.title(),
-            s.name(human),
-            s.name(human.other()),
+            g.side_letter(human),
+            g.side_letter(human.other()),
             s.timer_text(),
             if timer.is_some() {
                 " (when it runs out your turn passes)"
