@@ -1,0 +1,183 @@
+//! `qibase engine` (JSON Lines) and `qibase bestmove`, on weiming: one
+//! flushed answer per command, bad commands answered with an error while
+//! the engine keeps running.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use qibase::game::Game;
+use qibase::games::Weiming;
+use qibase::solver::solve_in_memory;
+use qibase::value::Value;
+use serde_json::{json, Value as Json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_qibase");
+
+fn empty_dir() -> String {
+    let d = std::env::temp_dir().join(format!("qibase-engine-test-{}", std::process::id()));
+    d.to_string_lossy().into_owned()
+}
+
+/// Send commands one at a time and read each answer before the next (so an
+/// unflushed answer would hang the test rather than pass).
+#[test]
+fn engine_round_trip_with_bad_commands() {
+    let g = Weiming::new();
+    let tables = solve_in_memory(&g, None);
+    let value = |s: &str| {
+        let p = g.parse_pos(s).unwrap();
+        Value::unpack(tables[&0][g.rank(0, &p) as usize]).unwrap()
+    };
+
+    let mut child = Command::new(BIN)
+        .args(["engine", "weiming", "--seed", "1", "--dir", &empty_dir()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |line: &str| -> Json {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        let mut ans = String::new();
+        stdout.read_line(&mut ans).unwrap();
+        serde_json::from_str(&ans).unwrap_or_else(|e| panic!("answer is not JSON ({e}): {ans}"))
+    };
+
+    let start = "XXX/S../OOO X -";
+    let q = ask(&json!({"cmd": "query", "position": start, "id": 7}).to_string());
+    assert_eq!(q["id"], 7);
+    assert_eq!(q["value"], value(start).to_string());
+    assert_eq!(q["moves"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        q["pv"].as_array().unwrap().len(),
+        40,
+        "a draw's PV has 40 plies"
+    );
+    for m in q["moves"].as_array().unwrap() {
+        let after = m["position"].as_str().unwrap();
+        assert_eq!(m["value"], Value::of_move_to(value(after)).to_string());
+    }
+
+    let m = ask(&json!({"cmd": "moves", "position": start}).to_string());
+    let mut names: Vec<&str> = m["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["s-x", "tl-x", "tm-m", "tm-x"]);
+
+    // Bad commands: each gets an error, and the engine goes on.
+    for bad in [
+        "{not json",
+        "[1,2]",
+        r#"{"position": "XXX/S../OOO X -"}"#,
+        r#"{"cmd": "fly"}"#,
+        r#"{"cmd": "bestmove"}"#,
+        r#"{"cmd": "bestmove", "position": "XXX/S../OOX X -"}"#,
+        r#"{"cmd": "query", "position": 5}"#,
+        r#"{"cmd": "bestmove", "position": "XXX/S../OOO X -", "difficulty": "godlike"}"#,
+        r#"{"cmd": "bestmove", "position": "XXX/S../OOO X -", "seed": -1}"#,
+    ] {
+        let e = ask(bad);
+        assert!(e["error"].is_string(), "{bad} -> {e}");
+    }
+
+    // bestmove at every level, from a few positions: always legal; perfect
+    // and hard keep the value's class, perfect the exact value.
+    for (i, p) in ["X.X/SXO/O.O X -", ".XX/SX./OOO O -", start]
+        .iter()
+        .enumerate()
+    {
+        for level in ["perfect", "hard", "medium", "easy"] {
+            let b = ask(
+                &json!({"cmd": "bestmove", "position": p, "difficulty": level, "seed": i})
+                    .to_string(),
+            );
+            let mv = b["move"].as_str().unwrap_or_else(|| panic!("{b}"));
+            let pos = g.parse_pos(p).unwrap();
+            let after = g.apply(&pos, &g.parse_move(&pos, mv).unwrap());
+            assert_eq!(b["position_after"], g.format_pos(&after));
+            let mv_value = Value::of_move_to(value(&g.format_pos(&after)));
+            assert_eq!(b["value"], mv_value.to_string());
+            if level == "perfect" {
+                assert_eq!(mv_value, value(p));
+            }
+            if level == "hard" {
+                assert_eq!(mv_value.wdl(), value(p).wdl());
+            }
+        }
+    }
+
+    // A finished game: no move, the reason.
+    let done = (0..g.tier_size(0))
+        .map(|i| g.unrank(0, i))
+        .find(|p| g.game_end(p).is_some())
+        .unwrap();
+    let over = ask(&json!({"cmd": "bestmove", "position": g.format_pos(&done)}).to_string());
+    assert!(over["move"].is_null(), "{over}");
+    assert_eq!(over["position_value"], "loss 0", "{over}");
+    assert!(over["game_over"]["reason"].is_string(), "{over}");
+
+    let bye = ask(r#"{"cmd": "quit"}"#);
+    assert_eq!(bye["bye"], true);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn engine_ends_cleanly_when_stdin_closes() {
+    let out = Command::new(BIN)
+        .args(["engine", "weiming", "--dir", &empty_dir()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bestmove_command() {
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .arg("bestmove")
+            .args(args)
+            .args(["--dir", &empty_dir()])
+            .output()
+            .unwrap()
+    };
+    let out = run(&["weiming", "XXX/S../OOO X -", "--json"]);
+    assert!(out.status.success());
+    let j: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["position_value"], "draw");
+    assert_eq!(j["value"], "draw");
+    // Same seed, same choice.
+    let a = run(&[
+        "weiming",
+        "XXX/S../OOO X -",
+        "--difficulty",
+        "easy",
+        "--seed",
+        "9",
+    ]);
+    let b = run(&[
+        "weiming",
+        "XXX/S../OOO X -",
+        "--difficulty",
+        "easy",
+        "--seed",
+        "9",
+    ]);
+    assert_eq!(a.stdout, b.stdout);
+    // Input errors exit 2.
+    assert_eq!(run(&["weiming", "nonsense"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["weiming", "XXX/S../OOO X -", "--difficulty", "x"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(run(&["chess", "XXX/S../OOO X -"]).status.code(), Some(2));
+}
