@@ -36,7 +36,11 @@ fn enumerate<G: Game>(g: &G, max: Option<u32>) -> Explicit<G> {
             }
         }
     }
-    let index: HashMap<(TierKey, u64), u32> = slots.iter().enumerate().map(|(k, &s)| (s, k as u32)).collect();
+    let index: HashMap<(TierKey, u64), u32> = slots
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| (s, k as u32))
+        .collect();
     let (children, ended): (Vec<Vec<u32>>, Vec<Option<Value>>) = positions
         .par_iter()
         .map(|p| {
@@ -53,13 +57,20 @@ fn enumerate<G: Game>(g: &G, max: Option<u32>) -> Explicit<G> {
                 .map(|m| {
                     let c = g.apply(p, m);
                     let t = g.tier_of(&c);
-                    *index.get(&(t, g.rank(t, &c))).expect("subset is closed under moves")
+                    *index
+                        .get(&(t, g.rank(t, &c)))
+                        .expect("subset is closed under moves")
                 })
                 .collect();
             (kids, None)
         })
         .unzip();
-    Explicit { positions, slots, children, ended }
+    Explicit {
+        positions,
+        slots,
+        children,
+        ended,
+    }
 }
 
 fn brute_force<G: Game>(e: &Explicit<G>) -> Vec<Value> {
@@ -73,7 +84,10 @@ fn brute_force<G: Game>(e: &Explicit<G>) -> Vec<Value> {
             .filter(|&i| snapshot[i].is_none())
             .filter_map(|i| {
                 let kids = &e.children[i];
-                if kids.iter().any(|&c| snapshot[c as usize] == Some(Value::Loss(r - 1))) {
+                if kids
+                    .iter()
+                    .any(|&c| snapshot[c as usize] == Some(Value::Loss(r - 1)))
+                {
                     return Some((i, Value::Win(r)));
                 }
                 let mut longest = 0;
@@ -135,13 +149,21 @@ fn consistent<G: Game>(g: &G, max: Option<u32>) {
 
 fn thread_independent<G: Game>(g: &G, max: Option<u32>) {
     let run = |threads: usize| -> HashMap<TierKey, Vec<Packed>> {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| solve_in_memory(g, max))
     };
     let one = run(1);
     let many = run(4);
     for t in g.tiers(max) {
-        assert!(one[&t] == many[&t], "{} tier {} differs between 1 and 4 threads", g.id(), g.tier_name(t));
+        assert!(
+            one[&t] == many[&t],
+            "{} tier {} differs between 1 and 4 threads",
+            g.id(),
+            g.tier_name(t)
+        );
     }
 }
 
