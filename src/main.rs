@@ -1,7 +1,7 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase::cli::{self, rules, solve, CliError};
+use qibase::cli::{bench, rules, solve, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -26,6 +26,8 @@ enum Command {
     Perft(rules::PerftArgs),
     /// Solve games by retrograde analysis and write their tablebases.
     Solve(solve::SolveArgs),
+    /// Benchmark: move generation speed and a solve from scratch in a temporary directory.
+    Bench(bench::BenchArgs),
 }
 
 fn main() {
@@ -47,10 +49,10 @@ fn main() {
         Command::Moves(a) => rules::moves(a),
         Command::Perft(a) => rules::perft_cmd(a),
         Command::Solve(a) => solve::run(a),
+        Command::Bench(a) => bench::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
         std::process::exit(e.code);
     }
-    let _ = cli::CliResult::Ok(());
 }
