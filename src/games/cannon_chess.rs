@@ -63,17 +63,8 @@ pub struct CcMove {
     pub captured: u32,
 }
 
-/// The game on one board with one setup; build with [`CannonChess::standard`],
-/// [`CannonChess::four_by_four`] or [`CannonChess::new`].
-pub struct CannonChess {
-    id: &'static str,
-    title: &'static str,
-    w: u32,
-    h: u32,
-    n: u32,
-    board: u32,
-    start: CcPos,
-    start_str: String,
+/// Per-point lookup tables of a board.
+struct Tables {
     /// Orthogonal neighbours of each point.
     neigh: [u32; 32],
     /// Neighbour in direction 0 = left, 1 = right, 2 = down, 3 = up.
@@ -86,6 +77,21 @@ pub struct CannonChess {
     /// neighbours along its rank and file (0 when one of them is off the
     /// board): a lone piece arriving there captures a pair that is all enemy.
     pairs: [[u32; 2]; 32],
+}
+
+/// The game on one board with one setup; build with [`CannonChess::standard`],
+/// [`CannonChess::four_by_four`] or [`CannonChess::new`].
+pub struct CannonChess {
+    id: &'static str,
+    title: &'static str,
+    w: u32,
+    h: u32,
+    n: u32,
+    board: u32,
+    start: CcPos,
+    start_str: String,
+    /// Precomputed per-point tables (boxed: keeps the registry enum small).
+    tab: Box<Tables>,
     /// Three contiguous points of a file, lowest at bit 0 (1 | 1<<W | 1<<2W).
     file3: u32,
 }
@@ -142,45 +148,47 @@ impl CannonChess {
                 x_to_move: true,
             },
             start_str: String::new(),
-            neigh: [0; 32],
-            nb: [[NONE; 32]; 4],
-            rank_line: [0; 32],
-            file_line: [0; 32],
-            pairs: [[0; 2]; 32],
+            tab: Box::new(Tables {
+                neigh: [0; 32],
+                nb: [[NONE; 32]; 4],
+                rank_line: [0; 32],
+                file_line: [0; 32],
+                pairs: [[0; 2]; 32],
+            }),
             file3: 1 | 1 << w | 1 << (2 * w),
         };
         for p in 0..n {
             let (f, r) = (p % w, p / w);
             let pi = p as usize;
             if f > 0 {
-                g.nb[0][pi] = (p - 1) as u8;
+                g.tab.nb[0][pi] = (p - 1) as u8;
             }
             if f + 1 < w {
-                g.nb[1][pi] = (p + 1) as u8;
+                g.tab.nb[1][pi] = (p + 1) as u8;
             }
             if r > 0 {
-                g.nb[2][pi] = (p - w) as u8;
+                g.tab.nb[2][pi] = (p - w) as u8;
             }
             if r + 1 < h {
-                g.nb[3][pi] = (p + w) as u8;
+                g.tab.nb[3][pi] = (p + w) as u8;
             }
             for d in 0..4 {
-                if g.nb[d][pi] != NONE {
-                    g.neigh[pi] |= 1 << g.nb[d][pi];
+                if g.tab.nb[d][pi] != NONE {
+                    g.tab.neigh[pi] |= 1 << g.tab.nb[d][pi];
                 }
             }
             for q in 0..n {
                 if q / w == r {
-                    g.rank_line[pi] |= 1 << q;
+                    g.tab.rank_line[pi] |= 1 << q;
                 }
                 if q % w == f {
-                    g.file_line[pi] |= 1 << q;
+                    g.tab.file_line[pi] |= 1 << q;
                 }
             }
             for k in 0..2 {
-                let (a, b) = (g.nb[2 * k][pi], g.nb[2 * k + 1][pi]);
+                let (a, b) = (g.tab.nb[2 * k][pi], g.tab.nb[2 * k + 1][pi]);
                 if a != NONE && b != NONE {
-                    g.pairs[pi][k] = 1 << a | 1 << b;
+                    g.tab.pairs[pi][k] = 1 << a | 1 << b;
                 }
             }
         }
@@ -278,14 +286,14 @@ impl CannonChess {
     /// `t` (own pieces `me` after the move).
     #[inline(always)]
     fn shots(&self, me: u32, opp: u32, t: usize) -> u32 {
-        Self::shot(me, opp, self.rank_line[t], 0b111, 1)
-            | Self::shot(me, opp, self.file_line[t], self.file3, self.w)
+        Self::shot(me, opp, self.tab.rank_line[t], 0b111, 1)
+            | Self::shot(me, opp, self.tab.file_line[t], self.file3, self.w)
     }
 
     /// Enemy pieces captured by a lone piece stopping on `t`.
     #[inline(always)]
     fn lone_captures(&self, opp: u32, t: usize) -> u32 {
-        let [a, b] = self.pairs[t];
+        let [a, b] = self.tab.pairs[t];
         let mut c = 0;
         if a != 0 && opp & a == a {
             c |= a;
@@ -617,14 +625,14 @@ impl Game for CannonChess {
         if me.count_ones() == 1 {
             let f = me.trailing_zeros() as usize;
             for d in 0..4 {
-                let mut t = self.nb[d][f];
+                let mut t = self.tab.nb[d][f];
                 while t != NONE && occ >> t & 1 == 0 {
                     out.push(CcMove {
                         from: f as u8,
                         to: t,
                         captured: self.lone_captures(opp, t as usize),
                     });
-                    t = self.nb[d][t as usize];
+                    t = self.tab.nb[d][t as usize];
                 }
             }
             return;
@@ -635,7 +643,7 @@ impl Game for CannonChess {
             let f = pieces.trailing_zeros();
             pieces &= pieces - 1;
             let rest = me & !(1 << f);
-            let mut targets = self.neigh[f as usize] & empty;
+            let mut targets = self.tab.neigh[f as usize] & empty;
             while targets != 0 {
                 let t = targets.trailing_zeros();
                 targets &= targets - 1;
@@ -761,14 +769,14 @@ impl Game for CannonChess {
                 return;
             }
             for d in 0..4 {
-                let mut f = self.nb[d][t];
+                let mut f = self.tab.nb[d][t];
                 while f != NONE && occ >> f & 1 == 0 {
                     out.push(CcPos {
                         me: 1 << f,
                         opp: stay,
                         x_to_move,
                     });
-                    f = self.nb[d][f as usize];
+                    f = self.tab.nb[d][f as usize];
                 }
             }
             return;
@@ -784,7 +792,7 @@ impl Game for CannonChess {
                 continue;
             }
             let rest = prev & !(1 << t);
-            let mut froms = self.neigh[t as usize] & empty;
+            let mut froms = self.tab.neigh[t as usize] & empty;
             while froms != 0 {
                 let f = froms.trailing_zeros();
                 froms &= froms - 1;
