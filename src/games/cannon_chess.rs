@@ -156,7 +156,8 @@ impl CannonChess {
                 file_line: [0; 32],
                 pairs: [[0; 2]; 32],
             }),
-            file3: 1 | 1 << w | 1 << (2 * w),
+            // Files shorter than three points never hold a shot.
+            file3: if h >= 3 { 1 | 1 << w | 1 << (2 * w) } else { 0 },
         };
         for p in 0..n {
             let (f, r) = (p % w, p / w);
@@ -826,6 +827,25 @@ impl Game for CannonChess {
 mod tests {
     use super::*;
     use crate::index::{pdep, pext};
+
+    #[test]
+    fn other_board_sizes() {
+        let g = CannonChess::new("t", "t", 16, 2, ".O............../X.XO............ X").unwrap();
+        let p = g.start();
+        let m = g.parse_move(&p, "a1-b1").unwrap();
+        assert_eq!(
+            g.format_pos(&g.apply(&p, &m)),
+            ".O............../.XX............. O"
+        );
+        assert_eq!(g.square_name(31), "p2");
+        let g = CannonChess::new("t", "t", 3, 3, "O../.../XXO X").unwrap();
+        let p = g.start();
+        assert_eq!(g.parse_move(&p, "a1-a2").unwrap().captured, 0);
+        let g = CannonChess::new("t", "t", 1, 5, "./O/X/./X X").unwrap();
+        let m = g.parse_move(&g.start(), "a1-a2").unwrap();
+        assert_eq!(g.format_pos(&g.apply(&g.start(), &m)), "././X/X/. O");
+        assert!(CannonChess::new("t", "t", 5, 7, "").is_err());
+    }
 
     #[test]
     fn compress_expand_match_pext_pdep() {
