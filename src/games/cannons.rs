@@ -77,16 +77,22 @@ pub struct Cannons {
     n_cannons: u32,
     max_soldiers: u32,
     start: CannonsPos,
-    /// Orthogonal neighbours of each point.
-    adj: Vec<u32>,
-    /// Points two steps away in a straight line (jump landings).
-    jump: Vec<u32>,
     /// Number of board symmetries used (8 square, 4 otherwise).
     n_syms: usize,
+    /// Lookup tables, boxed so the game value itself stays small.
+    t: Box<Tables>,
+}
+
+/// Precomputed move, symmetry and numbering tables.
+struct Tables {
+    /// Orthogonal neighbours of each point.
+    adj: [u32; 32],
+    /// Points two steps away in a straight line (jump landings).
+    jump: [u32; 32],
     /// Point maps of the symmetries: `sym_point[s * 32 + p]`.
-    sym_point: Vec<u8>,
+    sym_point: [u8; 8 * 32],
     /// Bitboard maps by 5-bit chunks: `sym_chunk[(s * MAX_CHUNKS + c) * 32 + bits]`.
-    sym_chunk: Vec<u32>,
+    sym_chunk: [u32; 8 * MAX_CHUNKS * 32],
     /// Per cannon set (indexed by its colex rank): its orbit class.
     cset_class: Vec<u16>,
     /// Per cannon set: bit mask of the symmetries that map it onto its
@@ -145,8 +151,8 @@ impl Cannons {
         let pt = |x: i32, y: i32| -> Option<u32> {
             (x >= 0 && y >= 0 && x < w as i32 && y < h as i32).then(|| y as u32 * w + x as u32)
         };
-        let mut adj = vec![0u32; n as usize];
-        let mut jump = vec![0u32; n as usize];
+        let mut adj = [0u32; 32];
+        let mut jump = [0u32; 32];
         for p in 0..n {
             let (x, y) = ((p % w) as i32, (p / w) as i32);
             for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
@@ -162,7 +168,7 @@ impl Cannons {
         // Symmetries: s & 4 transposes first (square boards only), then
         // s & 1 mirrors the files and s & 2 mirrors the ranks.
         let n_syms = if w == h { 8 } else { 4 };
-        let mut sym_point = vec![0u8; n_syms * 32];
+        let mut sym_point = [0u8; 8 * 32];
         for s in 0..n_syms {
             for p in 0..n {
                 let (mut x, mut y) = (p % w, p / w);
@@ -178,7 +184,7 @@ impl Cannons {
                 sym_point[s * 32 + p as usize] = (y * w + x) as u8;
             }
         }
-        let mut sym_chunk = vec![0u32; n_syms * MAX_CHUNKS * 32];
+        let mut sym_chunk = [0u32; 8 * MAX_CHUNKS * 32];
         for s in 0..n_syms {
             for c in 0..MAX_CHUNKS {
                 for bits in 0..32u32 {
@@ -208,16 +214,18 @@ impl Cannons {
                 soldiers: 0,
                 side: Side::First,
             },
-            adj,
-            jump,
             n_syms,
-            sym_point,
-            sym_chunk,
-            cset_class: Vec::new(),
-            cset_syms: Vec::new(),
-            class_rep: Vec::new(),
-            free_pos: Vec::new(),
-            free_pt: Vec::new(),
+            t: Box::new(Tables {
+                adj,
+                jump,
+                sym_point,
+                sym_chunk,
+                cset_class: Vec::new(),
+                cset_syms: Vec::new(),
+                class_rep: Vec::new(),
+                free_pos: Vec::new(),
+                free_pt: Vec::new(),
+            }),
         };
 
         // Orbits of cannon sets, in colex order: the first member met is the
@@ -254,11 +262,11 @@ impl Cannons {
                 }
             }
         }
-        g.cset_class = cset_class;
-        g.cset_syms = cset_syms;
-        g.class_rep = class_rep;
-        g.free_pos = free_pos;
-        g.free_pt = free_pt;
+        g.t.cset_class = cset_class;
+        g.t.cset_syms = cset_syms;
+        g.t.class_rep = class_rep;
+        g.t.free_pos = free_pos;
+        g.t.free_pt = free_pt;
         g.start = g.parse_pos(start).expect("valid start position");
         g
     }
@@ -285,7 +293,7 @@ impl Cannons {
 
     /// Number of orbits of cannon placements under the board symmetries.
     pub fn cannon_classes(&self) -> usize {
-        self.class_rep.len()
+        self.t.class_rep.len()
     }
 
     /// Number of board symmetries used for the numbering.
@@ -310,7 +318,7 @@ impl Cannons {
         let mut c = 0;
         let mut rest = bb;
         while rest != 0 {
-            out |= self.sym_chunk[base + c * 32 + (rest & 31) as usize];
+            out |= self.t.sym_chunk[base + c * 32 + (rest & 31) as usize];
             rest >>= CHUNK;
             c += 1;
         }
@@ -320,14 +328,19 @@ impl Cannons {
     /// The symmetry undoing `s`.
     fn inverse(&self, s: usize) -> usize {
         (0..self.n_syms)
-            .find(|&t| (0..self.n).all(|p| self.sym_point[t * 32 + self.sym_point[s * 32 + p as usize] as usize] as u32 == p))
+            .find(|&t| {
+                (0..self.n).all(|p| {
+                    self.t.sym_point[t * 32 + self.t.sym_point[s * 32 + p as usize] as usize] as u32
+                        == p
+                })
+            })
             .expect("symmetries form a group")
     }
 
     /// Colex rank of `soldiers` compressed to the points class `cls` leaves free.
     #[inline]
     fn soldier_rank(&self, cls: usize, mut soldiers: u32) -> u64 {
-        let fp = &self.free_pos[cls * 32..cls * 32 + 32];
+        let fp = &self.t.free_pos[cls * 32..cls * 32 + 32];
         let mut r = 0;
         let mut i = 1;
         while soldiers != 0 {
@@ -382,10 +395,7 @@ impl Game for Cannons {
     }
 
     fn material_desc(&self) -> String {
-        format!(
-            "{} cannons, {} soldiers",
-            self.n_cannons, self.max_soldiers
-        )
+        format!("{} cannons, {} soldiers", self.n_cannons, self.max_soldiers)
     }
 
     fn rules_hash(&self) -> u64 {
@@ -596,7 +606,10 @@ impl Game for Cannons {
     fn parse_move(&self, p: &CannonsPos, s: &str) -> Result<CannonsMove, String> {
         let s = s.trim();
         let malformed = || {
-            format!("malformed move '{s}': expected from-to with points a1..{}, like b1-b2", self.point_name(self.n - 1))
+            format!(
+                "malformed move '{s}': expected from-to with points a1..{}, like b1-b2",
+                self.point_name(self.n - 1)
+            )
         };
         let (a, b) = s.split_once('-').ok_or_else(malformed)?;
         let from = self.parse_point(a).ok_or_else(malformed)?;
@@ -622,10 +635,13 @@ impl Game for Cannons {
             p.soldiers
         };
         let why = if own >> from & 1 == 0 {
-            format!("no {} on {a}", &Self::side_name(p.side)[..Self::side_name(p.side).len() - 1])
-        } else if self.adj[from as usize] >> to & 1 != 0 {
+            format!(
+                "no {} on {a}",
+                &Self::side_name(p.side)[..Self::side_name(p.side).len() - 1]
+            )
+        } else if self.t.adj[from as usize] >> to & 1 != 0 {
             format!("{b} is not empty")
-        } else if p.side == Side::First && self.jump[from as usize] >> to & 1 != 0 {
+        } else if p.side == Side::First && self.t.jump[from as usize] >> to & 1 != 0 {
             "a cannon jumps only over one empty point onto a soldier".to_string()
         } else {
             "pieces move one point orthogonally".to_string()
@@ -658,7 +674,7 @@ impl Game for Cannons {
         while pieces != 0 {
             let a = pieces.trailing_zeros();
             pieces &= pieces - 1;
-            let mut t = self.adj[a as usize] & empty;
+            let mut t = self.t.adj[a as usize] & empty;
             while t != 0 {
                 let b = t.trailing_zeros();
                 t &= t - 1;
@@ -668,7 +684,7 @@ impl Game for Cannons {
                 });
             }
             if cannons {
-                let mut j = self.jump[a as usize] & p.soldiers;
+                let mut j = self.t.jump[a as usize] & p.soldiers;
                 while j != 0 {
                     let b = j.trailing_zeros();
                     j &= j - 1;
@@ -721,7 +737,7 @@ impl Game for Cannons {
     }
 
     fn tier_size(&self, t: TierKey) -> u64 {
-        self.class_rep.len() as u64 * binom(self.n - self.n_cannons, t) * 2
+        self.t.class_rep.len() as u64 * binom(self.n - self.n_cannons, t) * 2
     }
 
     fn tier_deps(&self, t: TierKey) -> Vec<TierKey> {
@@ -736,8 +752,8 @@ impl Game for Cannons {
     fn rank(&self, t: TierKey, p: &CannonsPos) -> u64 {
         debug_assert_eq!(t, p.soldiers.count_ones());
         let cr = rank_subset(p.cannons) as usize;
-        let cls = self.cset_class[cr] as usize;
-        let mut syms = self.cset_syms[cr];
+        let cls = self.t.cset_class[cr] as usize;
+        let mut syms = self.t.cset_syms[cr];
         let mut best = u64::MAX;
         while syms != 0 {
             let s = syms.trailing_zeros() as usize;
@@ -751,13 +767,17 @@ impl Game for Cannons {
 
     #[inline]
     fn unrank(&self, t: TierKey, i: u64) -> CannonsPos {
-        let side = if i & 1 == 0 { Side::First } else { Side::Second };
+        let side = if i & 1 == 0 {
+            Side::First
+        } else {
+            Side::Second
+        };
         let nf = self.n - self.n_cannons;
         let per = binom(nf, t);
         let j = i >> 1;
         let cls = (j / per) as usize;
         let mut compressed = unrank_subset(nf, t, j % per);
-        let fp = &self.free_pt[cls * 32..cls * 32 + 32];
+        let fp = &self.t.free_pt[cls * 32..cls * 32 + 32];
         let mut soldiers = 0u32;
         while compressed != 0 {
             let b = compressed.trailing_zeros() as usize;
@@ -765,7 +785,7 @@ impl Game for Cannons {
             soldiers |= 1 << fp[b];
         }
         CannonsPos {
-            cannons: self.class_rep[cls],
+            cannons: self.t.class_rep[cls],
             soldiers,
             side,
         }
@@ -787,7 +807,7 @@ impl Game for Cannons {
         while pieces != 0 {
             let a = pieces.trailing_zeros();
             pieces &= pieces - 1;
-            let mut t = self.adj[a as usize] & empty;
+            let mut t = self.t.adj[a as usize] & empty;
             while t != 0 {
                 let b = t.trailing_zeros();
                 t &= t - 1;
