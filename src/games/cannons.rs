@@ -100,10 +100,12 @@ struct Tables {
     cset_syms: Vec<u8>,
     /// Per class: the representative cannon set.
     class_rep: Vec<u32>,
-    /// Per class: `free_pos[cls * 32 + p]` = number of free points below p.
-    free_pos: Vec<u8>,
-    /// Per class: `free_pt[cls * 32 + j]` = the j-th free point.
-    free_pt: Vec<u8>,
+    /// Per class: `free_pos[cls][p]` = number of free points below p.
+    free_pos: Vec<[u8; 32]>,
+    /// Per class: `free_pt[cls][j]` = the j-th free point.
+    free_pt: Vec<[u8; 32]>,
+    /// `binom[n][k]` = C(n, k) for n, k < 32 (0 when k > n).
+    binom: [[u64; 32]; 32],
 }
 
 impl Cannons {
@@ -225,6 +227,7 @@ impl Cannons {
                 class_rep: Vec::new(),
                 free_pos: Vec::new(),
                 free_pt: Vec::new(),
+                binom: std::array::from_fn(|n| std::array::from_fn(|k| binom(n as u32, k as u32))),
             }),
         };
 
@@ -250,14 +253,14 @@ impl Cannons {
                 cset_syms[ri] |= 1 << g.inverse(s);
             }
         }
-        let mut free_pos = vec![0u8; class_rep.len() * 32];
-        let mut free_pt = vec![0u8; class_rep.len() * 32];
+        let mut free_pos = vec![[0u8; 32]; class_rep.len()];
+        let mut free_pt = vec![[0u8; 32]; class_rep.len()];
         for (cls, &rep) in class_rep.iter().enumerate() {
             let mut j = 0u8;
             for p in 0..n {
-                free_pos[cls * 32 + p as usize] = j;
+                free_pos[cls][p as usize] = j;
                 if rep >> p & 1 == 0 {
-                    free_pt[cls * 32 + j as usize] = p as u8;
+                    free_pt[cls][j as usize] = p as u8;
                     j += 1;
                 }
             }
@@ -340,12 +343,13 @@ impl Cannons {
     /// Colex rank of `soldiers` compressed to the points class `cls` leaves free.
     #[inline]
     fn soldier_rank(&self, cls: usize, mut soldiers: u32) -> u64 {
-        let fp = &self.t.free_pos[cls * 32..cls * 32 + 32];
+        let fp = &self.t.free_pos[cls];
+        let bt = &self.t.binom;
         let mut r = 0;
         let mut i = 1;
         while soldiers != 0 {
             let b = soldiers.trailing_zeros() as usize;
-            r += binom(fp[b] as u32, i);
+            r += bt[fp[b & 31] as usize & 31][i & 31];
             i += 1;
             soldiers &= soldiers - 1;
         }
@@ -776,13 +780,22 @@ impl Game for Cannons {
         let per = binom(nf, t);
         let j = i >> 1;
         let cls = (j / per) as usize;
-        let mut compressed = unrank_subset(nf, t, j % per);
-        let fp = &self.t.free_pt[cls * 32..cls * 32 + 32];
+        // Colex unranking of the soldier subset, depositing each element
+        // straight onto the free point it stands for.
+        let mut idx = j % per;
+        let fp = &self.t.free_pt[cls];
+        let bt = &self.t.binom;
         let mut soldiers = 0u32;
-        while compressed != 0 {
-            let b = compressed.trailing_zeros() as usize;
-            compressed &= compressed - 1;
-            soldiers |= 1 << fp[b];
+        let mut top = nf as usize;
+        for i in (1..=t as usize).rev() {
+            // Largest b < top with C(b, i) <= idx.
+            let mut b = top - 1;
+            while bt[b & 31][i & 31] > idx {
+                b -= 1;
+            }
+            idx -= bt[b & 31][i & 31];
+            soldiers |= 1 << fp[b & 31];
+            top = b;
         }
         CannonsPos {
             cannons: self.t.class_rep[cls],
