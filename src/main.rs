@@ -1,7 +1,7 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase::cli::{self, engine, play, rules, solve, CliError};
+use qibase::cli::{bench, engine, play, rules, solve, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -26,6 +26,8 @@ enum Command {
     Perft(rules::PerftArgs),
     /// Solve games by retrograde analysis and write their tablebases.
     Solve(solve::SolveArgs),
+    /// Benchmark: move generation speed and a solve from scratch in a temporary directory.
+    Bench(bench::BenchArgs),
     /// Play against the program in the terminal (turn timer, hints, undo, difficulty levels).
     Play(play::PlayArgs),
     /// The program's move in a position at a difficulty level.
@@ -53,6 +55,7 @@ fn main() {
         Command::Moves(a) => rules::moves(a),
         Command::Perft(a) => rules::perft_cmd(a),
         Command::Solve(a) => solve::run(a),
+        Command::Bench(a) => bench::run(a),
         Command::Play(a) => play::run(a),
         Command::Bestmove(a) => engine::bestmove(a),
         Command::Engine(a) => engine::engine(a),
@@ -61,5 +64,4 @@ fn main() {
         eprintln!("error: {e}");
         std::process::exit(e.code);
     }
-    let _ = cli::CliResult::Ok(());
 }

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+pub mod bench;
 pub mod engine;
 pub mod play;
 pub mod rules;
