@@ -121,7 +121,7 @@ pub fn open_oracle<'g, G: Game>(
         return Ok((Box::new(m), from));
     }
     Err(format!(
-        "no usable tablebase for {} in {} ({tb_err}); make it with `qibase solve {} --dir {}`",
+        "no usable tablebase for {} in {}: make it with `qibase solve {} --dir {}` (detail: {tb_err})",
         g.id(),
         dir.display(),
         g.id(),

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use qibase::ai::{choose, Difficulty, Rng};
 use qibase::analysis::{analyse, pass_turn, principal_variation, MemoryOracle, Oracle};
 use qibase::game::{Game, TierKey};
-use qibase::games::Weiming;
+use qibase::games::{CannonChess, Weiming};
 use qibase::solver::solve_in_memory;
 use qibase::value::{Packed, Value, Wdl};
 
@@ -42,6 +42,7 @@ fn random_position<G: Game>(g: &G, tiers: &[TierKey], rng: &mut Rng) -> G::Pos {
 fn level_vs_random<G: Game>(
     g: &G,
     max: Option<u32>,
+    keep_draws: u32,
     level: Difficulty,
     games: usize,
     seed: u64,
@@ -53,7 +54,14 @@ fn level_vs_random<G: Game>(
     let mut ai_rng = Rng::new(seed ^ 0x5555);
     let mut starts = [0; 3];
     for _ in 0..games {
-        let p0 = random_position(g, &tiers, &mut rng);
+        // Decisive starts are rare in some subsets: keep a drawn start
+        // only `keep_draws` % of the time.
+        let p0 = loop {
+            let p = random_position(g, &tiers, &mut rng);
+            if lookup(g, &tables, &p) != Value::Draw || rng.chance(keep_draws) {
+                break p;
+            }
+        };
         let me = g.side_to_move(&p0);
         let v0 = lookup(g, &tables, &p0);
         starts[2 - class(v0.wdl()) as usize] += 1;
@@ -132,7 +140,7 @@ fn level_vs_random<G: Game>(
 
 #[test]
 fn perfect_vs_random_weiming() {
-    let s = level_vs_random(&Weiming::new(), None, Difficulty::Perfect, 3000, 1);
+    let s = level_vs_random(&Weiming::new(), None, 20, Difficulty::Perfect, 3000, 1);
     assert!(
         s[0] > 100 && s[1] > 100 && s[2] > 100,
         "too few starts of a kind: {s:?}"
@@ -140,8 +148,34 @@ fn perfect_vs_random_weiming() {
 }
 
 #[test]
+fn perfect_vs_random_cannon_chess_subset() {
+    // The closed subset with at most two pieces a side.
+    let s = level_vs_random(
+        &CannonChess::standard(),
+        Some(2),
+        2,
+        Difficulty::Perfect,
+        1500,
+        5,
+    );
+    assert!(s[0] > 300 && s[1] > 100, "too few starts of a kind: {s:?}");
+}
+
+#[test]
+fn hard_vs_random_cannon_chess_subset() {
+    level_vs_random(
+        &CannonChess::standard(),
+        Some(2),
+        2,
+        Difficulty::Hard,
+        500,
+        6,
+    );
+}
+
+#[test]
 fn hard_vs_random_weiming() {
-    level_vs_random(&Weiming::new(), None, Difficulty::Hard, 1500, 2);
+    level_vs_random(&Weiming::new(), None, 20, Difficulty::Hard, 1500, 2);
 }
 
 #[test]
