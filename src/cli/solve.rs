@@ -1,13 +1,103 @@
-//! `qibase solve` (stub until the solver lands).
+//! `qibase solve`: run the retrograde solver and write tablebases.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
 use clap::Args;
 
-use super::{CliError, CliResult};
+use super::{game_by_id, CliError, CliResult};
+use crate::games::GAME_IDS;
+use crate::solver::{peak_rss_bytes, solve_game, SolveOptions, TierReport};
+use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
+    /// Game ids to solve (see `qibase games`).
     pub games: Vec<String>,
+    /// Solve every game.
+    #[arg(long)]
+    pub all: bool,
+    /// Tablebase directory.
+    #[arg(long, default_value = "tablebases")]
+    pub dir: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Only the closed subset with at most N pieces a side (cannon games: at most N soldiers).
+    #[arg(long)]
+    pub max_pieces: Option<u32>,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
-pub fn run(_a: &SolveArgs) -> CliResult {
-    Err(CliError::failure("solve: not implemented yet"))
+pub fn run(a: &SolveArgs) -> CliResult {
+    let ids: Vec<String> = if a.all {
+        GAME_IDS.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.games.clone()
+    };
+    if ids.is_empty() {
+        return Err(CliError::input("name at least one game to solve, or --all"));
+    }
+    let games = ids
+        .iter()
+        .map(|id| game_by_id(id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = a.threads {
+        if n == 0 {
+            return Err(CliError::input("--threads must be at least 1"));
+        }
+        builder = builder.num_threads(n);
+    }
+    let pool = builder
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start threads: {e}")))?;
+    let opts = SolveOptions {
+        dir: a.dir.clone(),
+        max_pieces: a.max_pieces,
+        progress: !a.quiet,
+    };
+    let t0 = Instant::now();
+    let mut solved = 0u64;
+    for (id, any) in ids.iter().zip(&games) {
+        let reports = with_game!(any, |g| pool.install(|| solve_game(g, &opts)))?;
+        print_table(id, &reports);
+        solved += reports
+            .iter()
+            .filter(|r| !r.skipped)
+            .map(|r| r.positions)
+            .sum::<u64>();
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let peak = peak_rss_bytes().map_or("unknown".into(), |b| {
+        format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+    });
+    println!(
+        "solved {solved} positions in {secs:.2} s ({:.2} M positions/s), {} threads, peak memory {peak}",
+        solved as f64 / secs.max(1e-9) / 1e6,
+        pool.current_num_threads()
+    );
+    Ok(())
+}
+
+fn print_table(id: &str, reports: &[TierReport]) {
+    println!("{id}");
+    println!(
+        "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9} {:>10}",
+        "tier", "positions", "wins", "losses", "draws", "max win", "max loss", "seconds", "M pos/s"
+    );
+    for r in reports {
+        let s = &r.stats;
+        let rate = if r.skipped {
+            "(done)".to_string()
+        } else {
+            format!("{:.2}", r.positions as f64 / s.seconds.max(1e-9) / 1e6)
+        };
+        println!(
+            "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9.2} {:>10}",
+            r.name, r.positions, s.wins, s.losses, s.draws, s.max_win, s.max_loss, s.seconds, rate
+        );
+    }
 }

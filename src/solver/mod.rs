@@ -1,1 +1,148 @@
-//! The generic retrograde solver.
+//! The generic retrograde solver: tier by tier, from least material up.
+//!
+//! It knows no game: everything goes through [`Game`]. [`solve_tier`]
+//! solves one tier in memory; [`solve_game`] runs the tiers of a game in
+//! order, loads each tier's dependencies from disk, writes every finished
+//! tier atomically and skips tiers that are already solved (resumable).
+
+mod check;
+mod memory;
+mod tier;
+
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+pub use check::{check_tier, Inconsistency};
+pub use memory::peak_rss_bytes;
+pub use tier::{solve_tier, Lower};
+
+use crate::game::{Game, TierKey};
+use crate::tablebase::{self, TbError, TierMeta, TierStats};
+use crate::value::Packed;
+
+/// How to run a solve.
+#[derive(Clone, Debug)]
+pub struct SolveOptions {
+    /// Where the tablebase files go (`<dir>/<game>/<tier>.qtb`).
+    pub dir: PathBuf,
+    /// Only the closed subset with at most this many pieces a side.
+    pub max_pieces: Option<u32>,
+    /// Show progress bars on stderr.
+    pub progress: bool,
+}
+
+/// What happened to one tier.
+#[derive(Clone, Debug)]
+pub struct TierReport {
+    pub tier: TierKey,
+    pub name: String,
+    pub positions: u64,
+    pub stats: TierStats,
+    /// `true` if the tier was already solved on disk and skipped.
+    pub skipped: bool,
+}
+
+/// Solve every tier of `g` (or of the subset) in memory, without files.
+/// Used by tests and small games; returns each tier's packed values.
+pub fn solve_in_memory<G: Game>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
+    let mut done: HashMap<TierKey, Vec<Packed>> = HashMap::new();
+    for t in g.tiers(max_pieces) {
+        let mut lower = Lower::new();
+        for d in g.tier_deps(t) {
+            lower.add(d, &done[&d]);
+        }
+        let (values, _) = solve_tier(g, t, &lower, &|_| {});
+        done.insert(t, values);
+    }
+    done
+}
+
+/// Solve `g` tier by tier into `opts.dir`, skipping finished tiers.
+pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>, TbError> {
+    let tiers = g.tiers(opts.max_pieces);
+    let mut loaded: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
+    let mut reports = Vec::new();
+    for (pos, &t) in tiers.iter().enumerate() {
+        let name = g.tier_name(t);
+        let path = tablebase::tier_path(&opts.dir, g.id(), &name);
+        let positions = g.tier_size(t);
+        if path.exists() {
+            match tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t) {
+                Ok(meta) => {
+                    reports.push(TierReport {
+                        tier: t,
+                        name,
+                        positions,
+                        stats: meta.stats,
+                        skipped: true,
+                    });
+                    continue;
+                }
+                Err(e) => eprintln!("re-solving tier {name}: {e}"),
+            }
+        }
+        // Keep only what this and later tiers still need.
+        let still_needed: Vec<TierKey> =
+            tiers[pos..].iter().flat_map(|&u| g.tier_deps(u)).collect();
+        loaded.retain(|k, _| still_needed.contains(k));
+        for d in g.tier_deps(t) {
+            if let Entry::Vacant(slot) = loaded.entry(d) {
+                let dpath = tablebase::tier_path(&opts.dir, g.id(), &g.tier_name(d));
+                let values = tablebase::read_tier_values(&dpath, g.id(), g.rules_hash(), d)?;
+                slot.insert(Arc::new(values));
+            }
+        }
+        let mut lower = Lower::new();
+        for d in g.tier_deps(t) {
+            lower.add(d, &loaded[&d]);
+        }
+
+        let bar = if opts.progress {
+            let b = ProgressBar::new(positions);
+            b.set_style(
+                ProgressStyle::with_template("{prefix:>6} [{elapsed_precise}] {bar:30} {pos}/{len} {per_sec} eta {eta} {msg}")
+                    .unwrap(),
+            );
+            b.set_prefix(name.clone());
+            b.set_message("initial pass");
+            b
+        } else {
+            ProgressBar::hidden()
+        };
+        let t0 = Instant::now();
+        let (values, mut stats) = solve_tier(g, t, &lower, &|k| bar.inc(k));
+        stats.seconds = t0.elapsed().as_secs_f64();
+        stats.threads = rayon::current_num_threads();
+        bar.finish_and_clear();
+        drop(lower);
+
+        let meta = TierMeta {
+            game: g.id().to_string(),
+            rules_hash: g.rules_hash(),
+            tier: t,
+            tier_name: name.clone(),
+            positions,
+            stats: stats.clone(),
+        };
+        tablebase::write_tier(&path, &meta, &values)?;
+        if tiers[pos + 1..]
+            .iter()
+            .any(|&u| g.tier_deps(u).contains(&t))
+        {
+            loaded.insert(t, Arc::new(values));
+        }
+        reports.push(TierReport {
+            tier: t,
+            name,
+            positions,
+            stats,
+            skipped: false,
+        });
+    }
+    Ok(reports)
+}
