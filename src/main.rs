@@ -1,7 +1,7 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase::cli::{self, rules, solve, CliError};
+use qibase::cli::{self, rules, solve, tbdev, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -26,6 +26,11 @@ enum Command {
     Perft(rules::PerftArgs),
     /// Solve games by retrograde analysis and write their tablebases.
     Solve(solve::SolveArgs),
+    /// Measure random single-position probes per second on a warm cache.
+    BenchProbe(tbdev::BenchProbeArgs),
+    /// Measure the codec variants on solved tiers (bits per position).
+    #[command(hide = true)]
+    MeasureCodec(tbdev::MeasureArgs),
 }
 
 fn main() {
@@ -47,6 +52,8 @@ fn main() {
         Command::Moves(a) => rules::moves(a),
         Command::Perft(a) => rules::perft_cmd(a),
         Command::Solve(a) => solve::run(a),
+        Command::BenchProbe(a) => tbdev::bench_probe(a),
+        Command::MeasureCodec(a) => tbdev::measure(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

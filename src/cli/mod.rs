@@ -4,6 +4,7 @@ use std::fmt;
 
 pub mod rules;
 pub mod solve;
+pub mod tbdev;
 
 /// A command failure: one line for stderr and the exit code.
 #[derive(Debug)]

@@ -258,10 +258,12 @@ impl Game for Weiming {
                         ns += 1;
                     }
                     '.' => {}
-                    _ => return Err(format!(
+                    _ => {
+                        return Err(format!(
                         "bad board '{}': unknown character '{c}' at point {} (use X, O, S or .)",
                         fields[0], POINT_NAMES[i as usize]
-                    )),
+                    ))
+                    }
                 }
             }
         }
