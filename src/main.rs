@@ -1,7 +1,7 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase::cli::{self, query, rules, solve, tbdev, verify, CliError};
+use qibase::cli::{bench, query, rules, solve, tbdev, verify, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -37,6 +37,8 @@ enum Command {
     /// Measure the codec variants on solved tiers (bits per position).
     #[command(hide = true)]
     MeasureCodec(tbdev::MeasureArgs),
+    /// Benchmark: move generation speed and a solve from scratch in a temporary directory.
+    Bench(bench::BenchArgs),
 }
 
 fn main() {
@@ -63,10 +65,10 @@ fn main() {
         Command::Info(a) => verify::info(a),
         Command::BenchProbe(a) => tbdev::bench_probe(a),
         Command::MeasureCodec(a) => tbdev::measure(a),
+        Command::Bench(a) => bench::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
         std::process::exit(e.code);
     }
-    let _ = cli::CliResult::Ok(());
 }

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+pub mod bench;
 pub mod query;
 pub mod rules;
 pub mod solve;

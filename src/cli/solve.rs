@@ -72,7 +72,7 @@ pub fn run(a: &SolveArgs) -> CliResult {
     }
     let secs = t0.elapsed().as_secs_f64();
     let peak = peak_rss_bytes().map_or("unknown".into(), |b| {
-        format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
     });
     println!(
         "solved {solved} positions in {secs:.2} s ({:.2} M positions/s), {} threads, peak memory {peak}",

@@ -1,96 +1,833 @@
-//! STUB — replaced by the real rules.
-use crate::game::{Game, GameEnd, Side, TierKey};
+//! Cannon Chess (炮棋) on a W × H grid: `cannon-chess` (4 files × 5 ranks) and
+//! `cannon-chess-4x4` (the 六子冲 board). Rules: `docs/rules.md`.
+//!
+//! # Representation
+//!
+//! Points are numbered `rank * W + file` (a1 = 0, b1 = 1, …), so a board of
+//! at most 32 points is a `u32` bitboard. A position stores the pieces of the
+//! side to move (`me`) and of the other side (`opp`) plus the colour of the
+//! side to move, which only matters for display: the rules are symmetric in
+//! X and O (nobody has a forward direction), so move generation, end rules,
+//! tiers and numbering all work on (mover, other) and ignore colours.
+//!
+//! # Tiers and numbering
+//!
+//! A tier is an unordered pair of piece counts {a, b}, a ≥ b, key `a*16+b`,
+//! name `avb`. It holds every placement with the mover having a pieces and
+//! the other b, and (if a ≠ b) every placement with the mover having b and
+//! the other a; a non-capturing move goes from one half to the other.
+//! Index of a position with mover set M (m pieces) and other set T (o pieces):
+//!
+//! ```text
+//! half offset + rank(M) · C(n−m, o) + rank(compress(T, M))
+//! ```
+//!
+//! where n = W·H, `rank` is the colex rank of a subset ([`rank_subset`]),
+//! `compress(T, M)` deletes the points of M from the board and renumbers the
+//! rest (pext of T over the points not in M), and the half offset is 0 for
+//! (m, o) = (a, b) and C(n, a)·C(n−a, b) for (m, o) = (b, a). The layout is
+//! dense: every slot holds exactly one placement. `unrank` returns the
+//! position with X to move; a position and its colour swap share a rank.
 
-pub struct CannonChess;
+use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
+use crate::index::{binom, rank_subset, unrank_subset};
+use crate::value::Value;
+
+/// Most pieces one side may have (the material of the real game).
+pub const MAX_SIDE: u32 = 6;
+
+/// Bump when the rules implemented here change (part of `rules_hash`).
+const RULES_VERSION: u64 = 1;
+
+/// "No neighbour" in the direction tables.
+const NONE: u8 = u8::MAX;
+
+/// A cannon-chess position: the pieces of the side to move, of the other
+/// side, and which colour is to move.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CcPos {
+    /// Pieces of the side to move.
+    pub me: u32,
+    /// Pieces of the other side.
+    pub opp: u32,
+    /// `true` if X (the first player) is to move.
+    pub x_to_move: bool,
+}
+
+/// A move: from and to point, and the enemy pieces it captures (filled in by
+/// move generation so `apply` is a few bit operations).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CcMove {
+    pub from: u8,
+    pub to: u8,
+    pub captured: u32,
+}
+
+/// Per-point lookup tables of a board.
+struct Tables {
+    /// Orthogonal neighbours of each point.
+    neigh: [u32; 32],
+    /// Neighbour in direction 0 = left, 1 = right, 2 = down, 3 = up.
+    nb: [[u8; 32]; 4],
+    /// All points of the rank through each point.
+    rank_line: [u32; 32],
+    /// All points of the file through each point.
+    file_line: [u32; 32],
+    /// For each point, the two-point masks {left, right} and {down, up} of its
+    /// neighbours along its rank and file (0 when one of them is off the
+    /// board): a lone piece arriving there captures a pair that is all enemy.
+    pairs: [[u32; 2]; 32],
+}
+
+/// The game on one board with one setup; build with [`CannonChess::standard`],
+/// [`CannonChess::four_by_four`] or [`CannonChess::new`].
+pub struct CannonChess {
+    id: &'static str,
+    title: &'static str,
+    w: u32,
+    h: u32,
+    n: u32,
+    board: u32,
+    start: CcPos,
+    start_str: String,
+    /// Precomputed per-point tables (boxed: keeps the registry enum small).
+    tab: Box<Tables>,
+    /// Three contiguous points of a file, lowest at bit 0 (1 | 1<<W | 1<<2W).
+    file3: u32,
+}
 
 impl CannonChess {
+    /// The seed game: 4 files × 5 ranks, six pieces a side.
     pub fn standard() -> Self {
-        Self
+        Self::new(
+            "cannon-chess",
+            "Cannon Chess 5×4",
+            4,
+            5,
+            "OOOO/O..O/..../X..X/XXXX X",
+        )
+        .expect("valid built-in setup")
     }
+
+    /// The variant on the traditional 4 × 4 board of 六子冲.
     pub fn four_by_four() -> Self {
-        Self
+        Self::new(
+            "cannon-chess-4x4",
+            "Cannon Chess 4×4 (六子冲 board)",
+            4,
+            4,
+            "OOOO/O..O/X..X/XXXX X",
+        )
+        .expect("valid built-in setup")
+    }
+
+    /// A board of `w` files × `h` ranks (w·h ≤ 32, w, h ≤ 26 and ≥ 1) with the start
+    /// position `start` in position-string notation.
+    pub fn new(
+        id: &'static str,
+        title: &'static str,
+        w: u32,
+        h: u32,
+        start: &str,
+    ) -> Result<Self, String> {
+        if w == 0 || h == 0 || w > 26 || w * h > 32 {
+            return Err(format!("unsupported board {w} × {h}"));
+        }
+        let n = w * h;
+        let board = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let mut g = CannonChess {
+            id,
+            title,
+            w,
+            h,
+            n,
+            board,
+            start: CcPos {
+                me: 0,
+                opp: 0,
+                x_to_move: true,
+            },
+            start_str: String::new(),
+            tab: Box::new(Tables {
+                neigh: [0; 32],
+                nb: [[NONE; 32]; 4],
+                rank_line: [0; 32],
+                file_line: [0; 32],
+                pairs: [[0; 2]; 32],
+            }),
+            file3: 1 | 1 << w | 1 << (2 * w),
+        };
+        for p in 0..n {
+            let (f, r) = (p % w, p / w);
+            let pi = p as usize;
+            if f > 0 {
+                g.tab.nb[0][pi] = (p - 1) as u8;
+            }
+            if f + 1 < w {
+                g.tab.nb[1][pi] = (p + 1) as u8;
+            }
+            if r > 0 {
+                g.tab.nb[2][pi] = (p - w) as u8;
+            }
+            if r + 1 < h {
+                g.tab.nb[3][pi] = (p + w) as u8;
+            }
+            for d in 0..4 {
+                if g.tab.nb[d][pi] != NONE {
+                    g.tab.neigh[pi] |= 1 << g.tab.nb[d][pi];
+                }
+            }
+            for q in 0..n {
+                if q / w == r {
+                    g.tab.rank_line[pi] |= 1 << q;
+                }
+                if q % w == f {
+                    g.tab.file_line[pi] |= 1 << q;
+                }
+            }
+            for k in 0..2 {
+                let (a, b) = (g.tab.nb[2 * k][pi], g.tab.nb[2 * k + 1][pi]);
+                if a != NONE && b != NONE {
+                    g.tab.pairs[pi][k] = 1 << a | 1 << b;
+                }
+            }
+        }
+        let sp = g.parse_pos(start)?;
+        g.start = sp;
+        g.start_str = g.format_pos(&sp);
+        Ok(g)
+    }
+
+    /// Number of files.
+    pub fn width(&self) -> u32 {
+        self.w
+    }
+
+    /// Number of ranks.
+    pub fn height(&self) -> u32 {
+        self.h
+    }
+
+    /// Name of point `p`, e.g. `b3`.
+    pub fn square_name(&self, p: u32) -> String {
+        format!("{}{}", (b'a' + (p % self.w) as u8) as char, p / self.w + 1)
+    }
+
+    /// The point named `s` (`a1` …), if it is on the board.
+    pub fn parse_square(&self, s: &str) -> Option<u32> {
+        let mut chars = s.chars();
+        let fc = chars.next()?;
+        if !fc.is_ascii_lowercase() {
+            return None;
+        }
+        let f = fc as u32 - 'a' as u32;
+        let rest = chars.as_str();
+        if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) || rest.starts_with('0') {
+            return None;
+        }
+        let r: u32 = rest.parse().ok()?;
+        if f >= self.w || r == 0 || r > self.h {
+            return None;
+        }
+        Some((r - 1) * self.w + f)
+    }
+
+    /// X's and O's bitboards of a position.
+    pub fn colours(&self, p: &CcPos) -> (u32, u32) {
+        if p.x_to_move {
+            (p.me, p.opp)
+        } else {
+            (p.opp, p.me)
+        }
+    }
+
+    /// The position with these X and O bitboards and side to move.
+    pub fn from_colours(&self, x: u32, o: u32, x_to_move: bool) -> CcPos {
+        if x_to_move {
+            CcPos {
+                me: x,
+                opp: o,
+                x_to_move,
+            }
+        } else {
+            CcPos {
+                me: o,
+                opp: x,
+                x_to_move,
+            }
+        }
+    }
+
+    /// The enemy piece captured by a cannon-shot along `line` (0 if none):
+    /// `me` are the mover's pieces after the move, `opp` the enemy's;
+    /// `pat3` is three contiguous points of the line starting at bit 0 and
+    /// `step` the distance of neighbours on it.
+    #[inline(always)]
+    fn shot(me: u32, opp: u32, line: u32, pat3: u32, step: u32) -> u32 {
+        let occ = (me | opp) & line;
+        if occ.count_ones() != 3 {
+            return 0;
+        }
+        let low = occ.trailing_zeros();
+        if occ != pat3 << low {
+            return 0;
+        }
+        // Contiguous triple: it captures iff the middle is own and exactly
+        // two are own (so the enemy is at one end).
+        let mine = me & line;
+        if mine.count_ones() == 2 && mine & (1 << (low + step)) != 0 {
+            opp & line
+        } else {
+            0
+        }
+    }
+
+    /// Enemy pieces captured by a cannon-shot of the piece that arrived on
+    /// `t` (own pieces `me` after the move).
+    #[inline(always)]
+    fn shots(&self, me: u32, opp: u32, t: usize) -> u32 {
+        Self::shot(me, opp, self.tab.rank_line[t], 0b111, 1)
+            | Self::shot(me, opp, self.tab.file_line[t], self.file3, self.w)
+    }
+
+    /// Enemy pieces captured by a lone piece stopping on `t`.
+    #[inline(always)]
+    fn lone_captures(&self, opp: u32, t: usize) -> u32 {
+        let [a, b] = self.tab.pairs[t];
+        let mut c = 0;
+        if a != 0 && opp & a == a {
+            c |= a;
+        }
+        if b != 0 && opp & b == b {
+            c |= b;
+        }
+        c
+    }
+
+    fn tier_key(a: u32, b: u32) -> TierKey {
+        let (a, b) = if a >= b { (a, b) } else { (b, a) };
+        a * 16 + b
+    }
+
+    /// Size of one half (mover a, other b) of a tier.
+    #[inline]
+    fn half_size(&self, a: u32, b: u32) -> u64 {
+        binom(self.n, a) * binom(self.n - a, b)
+    }
+
+    fn is_terminal_counts(m: u32, o: u32) -> bool {
+        m == 0 || o == 0 || (m == 1 && o == 1)
     }
 }
 
+/// Delete the points of `holes` from `x` (disjoint from it) and close the gaps:
+/// pext of `x` over the complement of `holes`.
+#[inline(always)]
+fn compress(mut x: u32, mut holes: u32) -> u32 {
+    while holes != 0 {
+        let b = 31 - holes.leading_zeros();
+        let low = (1u32 << b) - 1;
+        x = (x & low) | ((x >> 1) & !low);
+        holes &= low;
+    }
+    x
+}
+
+/// Inverse of [`compress`]: spread `x` out so that it skips the points of `holes`.
+#[inline(always)]
+fn expand(mut x: u32, mut holes: u32) -> u32 {
+    while holes != 0 {
+        let b = holes.trailing_zeros();
+        let low = (1u32 << b) - 1;
+        x = (x & low) | ((x & !low) << 1);
+        holes &= holes - 1;
+    }
+    x
+}
+
+/// FNV-1a, 64 bit.
+fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
 impl Game for CannonChess {
-    type Pos = u64;
-    type Move = u32;
+    type Pos = CcPos;
+    type Move = CcMove;
+
     fn id(&self) -> &'static str {
-        unimplemented!()
+        self.id
     }
+
     fn title(&self) -> &'static str {
-        unimplemented!()
+        self.title
     }
+
     fn board_desc(&self) -> String {
-        unimplemented!()
+        format!("{} files × {} ranks, {} points", self.w, self.h, self.n)
     }
+
     fn material_desc(&self) -> String {
-        unimplemented!()
+        let (x, o) = self.colours(&self.start);
+        format!("X {}, O {}", x.count_ones(), o.count_ones())
     }
+
     fn rules_hash(&self) -> u64 {
-        unimplemented!()
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        h = fnv1a(b"cannon-chess", h);
+        h = fnv1a(&RULES_VERSION.to_le_bytes(), h);
+        h = fnv1a(&self.w.to_le_bytes(), h);
+        h = fnv1a(&self.h.to_le_bytes(), h);
+        h = fnv1a(&MAX_SIDE.to_le_bytes(), h);
+        let (x, o) = self.colours(&self.start);
+        h = fnv1a(&x.count_ones().to_le_bytes(), h);
+        h = fnv1a(&o.count_ones().to_le_bytes(), h);
+        fnv1a(self.start_str.as_bytes(), h)
     }
-    fn side_letter(&self, _s: Side) -> char {
-        unimplemented!()
+
+    fn side_letter(&self, side: Side) -> char {
+        match side {
+            Side::First => 'X',
+            Side::Second => 'O',
+        }
     }
-    fn start(&self) -> u64 {
-        unimplemented!()
+
+    fn start(&self) -> CcPos {
+        self.start
     }
-    fn side_to_move(&self, _p: &u64) -> Side {
-        unimplemented!()
+
+    fn side_to_move(&self, p: &CcPos) -> Side {
+        if p.x_to_move {
+            Side::First
+        } else {
+            Side::Second
+        }
     }
-    fn parse_pos(&self, _s: &str) -> Result<u64, String> {
-        unimplemented!()
+
+    fn parse_pos(&self, s: &str) -> Result<CcPos, String> {
+        let s = s.trim();
+        let mut parts = s.split_whitespace();
+        let board = parts
+            .next()
+            .ok_or_else(|| "empty position string".to_string())?;
+        let ranks: Vec<&str> = board.split('/').collect();
+        if ranks.len() != self.h as usize {
+            return Err(format!(
+                "wrong number of ranks in '{board}': found {}, expected {} separated by '/'",
+                ranks.len(),
+                self.h
+            ));
+        }
+        let (mut x, mut o) = (0u32, 0u32);
+        for (i, rank) in ranks.iter().enumerate() {
+            let r = self.h - 1 - i as u32;
+            let len = rank.chars().count();
+            if len != self.w as usize {
+                return Err(format!(
+                    "wrong rank length: rank {} is '{rank}' with {len} points, expected {}",
+                    r + 1,
+                    self.w
+                ));
+            }
+            for (f, c) in rank.chars().enumerate() {
+                let bit = 1u32 << (r * self.w + f as u32);
+                match c {
+                    'X' => x |= bit,
+                    'O' => o |= bit,
+                    '.' => {}
+                    _ => {
+                        return Err(format!(
+                            "unknown character '{c}' on rank {} (use X, O or .)",
+                            r + 1
+                        ))
+                    }
+                }
+            }
+        }
+        for (letter, set) in [('X', x), ('O', o)] {
+            if set.count_ones() > MAX_SIDE {
+                return Err(format!(
+                    "too many pieces: {letter} has {}, at most {MAX_SIDE} per side",
+                    set.count_ones()
+                ));
+            }
+        }
+        let side = parts
+            .next()
+            .ok_or_else(|| "missing side to move: add ' X' or ' O' after the board".to_string())?;
+        let x_to_move = match side {
+            "X" => true,
+            "O" => false,
+            _ => return Err(format!("invalid side to move '{side}': expected X or O")),
+        };
+        if let Some(junk) = parts.next() {
+            return Err(format!(
+                "trailing junk '{junk}' after the side to move (cannon chess has no flags)"
+            ));
+        }
+        Ok(self.from_colours(x, o, x_to_move))
     }
-    fn format_pos(&self, _p: &u64) -> String {
-        unimplemented!()
+
+    fn format_pos(&self, p: &CcPos) -> String {
+        let (x, o) = self.colours(p);
+        let mut s = String::with_capacity((self.n + self.h + 2) as usize);
+        for r in (0..self.h).rev() {
+            for f in 0..self.w {
+                let bit = 1u32 << (r * self.w + f);
+                s.push(if x & bit != 0 {
+                    'X'
+                } else if o & bit != 0 {
+                    'O'
+                } else {
+                    '.'
+                });
+            }
+            if r > 0 {
+                s.push('/');
+            }
+        }
+        s.push(' ');
+        s.push(if p.x_to_move { 'X' } else { 'O' });
+        s
     }
-    fn diagram(&self, _p: &u64, _l: Option<&u32>) -> String {
-        unimplemented!()
+
+    fn diagram(&self, p: &CcPos, last: Option<&CcMove>) -> String {
+        let (x, o) = self.colours(p);
+        let mut s = String::new();
+        for r in (0..self.h).rev() {
+            s.push_str(&format!("{:>3} ", r + 1));
+            for f in 0..self.w {
+                let pt = r * self.w + f;
+                let bit = 1u32 << pt;
+                let c = if x & bit != 0 {
+                    'X'
+                } else if o & bit != 0 {
+                    'O'
+                } else {
+                    '.'
+                };
+                let (l, rr) = match last {
+                    Some(m) if m.to as u32 == pt => ('[', ']'),
+                    Some(m) if m.from as u32 == pt => ('(', ')'),
+                    _ => (' ', ' '),
+                };
+                s.push(l);
+                s.push(c);
+                s.push(rr);
+            }
+            s.push('\n');
+        }
+        s.push_str("    ");
+        for f in 0..self.w {
+            s.push(' ');
+            s.push((b'a' + f as u8) as char);
+            s.push(' ');
+        }
+        s.push('\n');
+        if let Some(m) = last {
+            s.push_str(&format!(
+                "last move {}: ( ) from, [ ] to",
+                self.format_move(m)
+            ));
+            if m.captured != 0 {
+                s.push_str(&format!(", captured {}", m.captured.count_ones()));
+            }
+            s.push('\n');
+        }
+        s.push_str(&format!(
+            "{} to move\n",
+            if p.x_to_move { 'X' } else { 'O' }
+        ));
+        s
     }
-    fn format_move(&self, _m: &u32) -> String {
-        unimplemented!()
+
+    fn format_move(&self, m: &CcMove) -> String {
+        format!(
+            "{}-{}",
+            self.square_name(m.from as u32),
+            self.square_name(m.to as u32)
+        )
     }
+
     fn point_names(&self) -> Vec<String> {
-        unimplemented!()
+        (0..self.n).map(|p| self.square_name(p)).collect()
     }
-    fn occupancy(&self, _p: &u64) -> Vec<char> {
-        unimplemented!()
+
+    fn occupancy(&self, p: &CcPos) -> Vec<char> {
+        let (x, o) = self.colours(p);
+        (0..self.n)
+            .map(|pt| {
+                if x >> pt & 1 != 0 {
+                    'X'
+                } else if o >> pt & 1 != 0 {
+                    'O'
+                } else {
+                    '.'
+                }
+            })
+            .collect()
     }
-    fn rule_end(&self, _p: &u64) -> Option<GameEnd> {
-        unimplemented!()
+
+    fn parse_move(&self, p: &CcPos, s: &str) -> Result<CcMove, String> {
+        let s = s.trim();
+        let malformed = || {
+            format!(
+                "malformed move '{s}': expected from-to with point names a1..{}, e.g. b1-b2",
+                self.square_name(self.n - 1)
+            )
+        };
+        let (a, b) = s.split_once('-').ok_or_else(malformed)?;
+        let from = self.parse_square(a).ok_or_else(malformed)?;
+        let to = self.parse_square(b).ok_or_else(malformed)?;
+        if let Some(e) = self.rule_end(p) {
+            return Err(format!(
+                "illegal move '{s}': the game is over ({})",
+                e.reason.describe()
+            ));
+        }
+        let mut ms = Vec::new();
+        self.moves(p, &mut ms);
+        ms.into_iter()
+            .find(|m| m.from as u32 == from && m.to as u32 == to)
+            .ok_or_else(|| format!("illegal move '{s}' in this position"))
     }
-    fn moves(&self, _p: &u64, _o: &mut Vec<u32>) {
-        unimplemented!()
+
+    fn rule_end(&self, p: &CcPos) -> Option<GameEnd> {
+        let m = p.me.count_ones();
+        let o = p.opp.count_ones();
+        if m == 0 {
+            Some(GameEnd {
+                value: Value::Loss(0),
+                reason: EndReason::AllCaptured,
+            })
+        } else if o == 0 {
+            Some(GameEnd {
+                value: Value::Win(0),
+                reason: EndReason::OpponentHasNoPieces,
+            })
+        } else if m == 1 && o == 1 {
+            Some(GameEnd {
+                value: Value::Draw,
+                reason: EndReason::BothOnePiece,
+            })
+        } else {
+            None
+        }
     }
-    fn apply(&self, _p: &u64, _m: &u32) -> u64 {
-        unimplemented!()
+
+    fn moves(&self, p: &CcPos, out: &mut Vec<CcMove>) {
+        let me = p.me;
+        let opp = p.opp;
+        let occ = me | opp;
+        if me.count_ones() == 1 {
+            let f = me.trailing_zeros() as usize;
+            for d in 0..4 {
+                let mut t = self.tab.nb[d][f];
+                while t != NONE && occ >> t & 1 == 0 {
+                    out.push(CcMove {
+                        from: f as u8,
+                        to: t,
+                        captured: self.lone_captures(opp, t as usize),
+                    });
+                    t = self.tab.nb[d][t as usize];
+                }
+            }
+            return;
+        }
+        let empty = self.board & !occ;
+        let mut pieces = me;
+        while pieces != 0 {
+            let f = pieces.trailing_zeros();
+            pieces &= pieces - 1;
+            let rest = me & !(1 << f);
+            let mut targets = self.tab.neigh[f as usize] & empty;
+            while targets != 0 {
+                let t = targets.trailing_zeros();
+                targets &= targets - 1;
+                out.push(CcMove {
+                    from: f as u8,
+                    to: t as u8,
+                    captured: self.shots(rest | 1 << t, opp, t as usize),
+                });
+            }
+        }
     }
-    fn tiers(&self, _m: Option<u32>) -> Vec<TierKey> {
-        unimplemented!()
+
+    #[inline]
+    fn apply(&self, p: &CcPos, m: &CcMove) -> CcPos {
+        CcPos {
+            me: p.opp & !m.captured,
+            opp: p.me ^ (1 << m.from | 1 << m.to),
+            x_to_move: !p.x_to_move,
+        }
     }
-    fn tier_name(&self, _t: TierKey) -> String {
-        unimplemented!()
+
+    fn tiers(&self, max_pieces: Option<u32>) -> Vec<TierKey> {
+        let max = max_pieces.unwrap_or(MAX_SIDE).min(MAX_SIDE);
+        let mut v = Vec::new();
+        // Every capture lowers the total count, so order by total.
+        for total in 0..=2 * max {
+            for a in (0..=max).rev() {
+                if a > total {
+                    continue;
+                }
+                let b = total - a;
+                if b <= a {
+                    v.push(Self::tier_key(a, b));
+                }
+            }
+        }
+        v
     }
-    fn tier_of(&self, _p: &u64) -> TierKey {
-        unimplemented!()
+
+    fn tier_name(&self, t: TierKey) -> String {
+        format!("{}v{}", t / 16, t % 16)
     }
-    fn tier_max_pieces(&self, _t: TierKey) -> u32 {
-        unimplemented!()
+
+    #[inline]
+    fn tier_of(&self, p: &CcPos) -> TierKey {
+        Self::tier_key(p.me.count_ones(), p.opp.count_ones())
     }
-    fn tier_size(&self, _t: TierKey) -> u64 {
-        unimplemented!()
+
+    fn tier_max_pieces(&self, t: TierKey) -> u32 {
+        t / 16
     }
-    fn tier_deps(&self, _t: TierKey) -> Vec<TierKey> {
-        unimplemented!()
+
+    fn tier_size(&self, t: TierKey) -> u64 {
+        let (a, b) = (t / 16, t % 16);
+        if a == b {
+            self.half_size(a, b)
+        } else {
+            2 * self.half_size(a, b)
+        }
     }
-    fn rank(&self, _t: TierKey, _p: &u64) -> u64 {
-        unimplemented!()
+
+    fn tier_deps(&self, t: TierKey) -> Vec<TierKey> {
+        let (a, b) = (t / 16, t % 16);
+        let mut v = Vec::new();
+        for (m, o) in [(a, b), (b, a)] {
+            if Self::is_terminal_counts(m, o) {
+                continue;
+            }
+            // A cannon-shot needs two own pieces; a double capture needs a
+            // lone piece or at least three own pieces (one on each line
+            // besides the mover).
+            if m >= 2 && o >= 1 {
+                v.push(Self::tier_key(o - 1, m));
+            }
+            if (m == 1 || m >= 3) && o >= 2 {
+                v.push(Self::tier_key(o - 2, m));
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
     }
-    fn unrank(&self, _t: TierKey, _i: u64) -> u64 {
-        unimplemented!()
+
+    #[inline]
+    fn rank(&self, t: TierKey, p: &CcPos) -> u64 {
+        let m = p.me.count_ones();
+        let o = p.opp.count_ones();
+        debug_assert_eq!(t, self.tier_of(p));
+        let offset = if m >= o { 0 } else { self.half_size(o, m) };
+        offset + rank_subset(p.me) * binom(self.n - m, o) + rank_subset(compress(p.opp, p.me))
     }
-    fn unmoves(&self, _p: &u64, _o: &mut Vec<u64>) {
-        unimplemented!()
+
+    fn unrank(&self, t: TierKey, i: u64) -> CcPos {
+        let (a, b) = (t / 16, t % 16);
+        let hs = self.half_size(a, b);
+        let (m, o, i) = if i >= hs { (b, a, i - hs) } else { (a, b, i) };
+        let base = binom(self.n - m, o);
+        let me = unrank_subset(self.n, m, i / base);
+        let opp = expand(unrank_subset(self.n - m, o, i % base), me);
+        CcPos {
+            me,
+            opp,
+            x_to_move: true,
+        }
+    }
+
+    fn unmoves(&self, p: &CcPos, out: &mut Vec<CcPos>) {
+        // The previous mover is the side not to move in p; in q it is to move.
+        let prev = p.opp;
+        let stay = p.me;
+        let pc = prev.count_ones();
+        let sc = stay.count_ones();
+        if Self::is_terminal_counts(pc, sc) {
+            // q would have the same counts (mover pc, other sc): a rule end.
+            return;
+        }
+        let occ = prev | stay;
+        let x_to_move = !p.x_to_move;
+        if pc == 1 {
+            let t = prev.trailing_zeros() as usize;
+            // Arriving on t would capture: then the move does not lead to p.
+            if self.lone_captures(stay, t) != 0 {
+                return;
+            }
+            for d in 0..4 {
+                let mut f = self.tab.nb[d][t];
+                while f != NONE && occ >> f & 1 == 0 {
+                    out.push(CcPos {
+                        me: 1 << f,
+                        opp: stay,
+                        x_to_move,
+                    });
+                    f = self.tab.nb[d][f as usize];
+                }
+            }
+            return;
+        }
+        let empty = self.board & !occ;
+        let mut pieces = prev;
+        while pieces != 0 {
+            let t = pieces.trailing_zeros();
+            pieces &= pieces - 1;
+            // The shot depends only on the position after the move and the
+            // arrival point, not on where the piece came from.
+            if self.shots(prev, stay, t as usize) != 0 {
+                continue;
+            }
+            let rest = prev & !(1 << t);
+            let mut froms = self.tab.neigh[t as usize] & empty;
+            while froms != 0 {
+                let f = froms.trailing_zeros();
+                froms &= froms - 1;
+                out.push(CcPos {
+                    me: rest | 1 << f,
+                    opp: stay,
+                    x_to_move,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{pdep, pext};
+
+    #[test]
+    fn compress_expand_match_pext_pdep() {
+        let mut s = 0x1234_5678_9abc_def0u64;
+        for _ in 0..20000 {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            let board = 0xfffffu32;
+            let holes = (z as u32) & board & (z >> 32) as u32;
+            let x = ((z >> 20) as u32) & board & !holes;
+            let free = board & !holes;
+            assert_eq!(compress(x, holes), pext(x, free));
+            let y = compress(x, holes);
+            assert_eq!(expand(y, holes), pdep(y, free));
+            assert_eq!(expand(y, holes), x);
+        }
     }
 }

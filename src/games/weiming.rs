@@ -259,10 +259,11 @@ impl Game for Weiming {
                     }
                     '.' => {}
                     _ => {
+                        let at = POINT_NAMES[i as usize];
                         return Err(format!(
-                        "bad board '{}': unknown character '{c}' at point {} (use X, O, S or .)",
-                        fields[0], POINT_NAMES[i as usize]
-                    ))
+                            "bad board '{}': unknown character '{c}' at point {at} (use X, O, S or .)",
+                            fields[0]
+                        ));
                     }
                 }
             }
@@ -534,8 +535,8 @@ impl Game for Weiming {
     }
 
     fn unrank(&self, _t: TierKey, i: u64) -> WeimingPos {
-        let locked = i % 2 == 1;
-        let side = if (i / 2) % 2 == 0 {
+        let locked = i & 1 == 1;
+        let side = if (i >> 1) & 1 == 0 {
             Side::First
         } else {
             Side::Second

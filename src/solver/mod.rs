@@ -19,7 +19,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 pub use check::{check_tier, Inconsistency};
 pub use memory::peak_rss_bytes;
-pub use tier::{solve_tier, Lower};
+pub use tier::{solve_tier, Lower, Progress};
 
 use crate::game::{Game, TierKey};
 use crate::tablebase::{self, TbError, TierMeta, TierStats};
@@ -115,7 +115,12 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
             ProgressBar::hidden()
         };
         let t0 = Instant::now();
-        let (values, mut stats) = solve_tier(g, t, &lower, &|k| bar.inc(k));
+        let (values, mut stats) = solve_tier(g, t, &lower, &|e| match e {
+            Progress::Initial(k) => bar.inc(k),
+            Progress::Level(l, done) => {
+                bar.set_message(format!("level {l}: {done} positions propagated"))
+            }
+        });
         stats.seconds = t0.elapsed().as_secs_f64();
         stats.threads = rayon::current_num_threads();
         bar.finish_and_clear();

@@ -7,6 +7,7 @@
 //! in which threads run, so the table is identical for any thread count.
 
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -24,6 +25,15 @@ const COUNT: u8 = 0x7F;
 
 /// Positions handled per rayon task.
 const CHUNK: usize = 1 << 12;
+
+/// Progress events of [`solve_tier`].
+#[derive(Clone, Copy, Debug)]
+pub enum Progress {
+    /// This many more positions went through the initial pass.
+    Initial(u64),
+    /// Level `.0` is done; `.1` positions have been propagated so far.
+    Level(u16, u64),
+}
 
 /// The solved values of the tiers a tier depends on.
 #[derive(Default)]
@@ -128,12 +138,12 @@ fn lower_max_win<G: Game>(
 
 /// Solve tier `t` of `g`, given its solved dependencies. Returns the packed
 /// values (unused slots stay [`UNDECIDED`]) and statistics. `progress` is
-/// called with the number of positions finished by each task.
+/// told how far the initial pass and the levels have got.
 pub fn solve_tier<G: Game>(
     g: &G,
     t: TierKey,
     lower: &Lower,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> (Vec<Packed>, TierStats) {
     let n = g.tier_size(t) as usize;
     assert!(n <= u32::MAX as usize, "tier too large for 32-bit indices");
@@ -142,43 +152,41 @@ pub fn solve_tier<G: Game>(
     {
         let values = as_atomic_u16(&mut value_store);
         let counters = as_atomic_u8(&mut counter_store);
-        let mut buckets = Buckets::default();
-        let mut tentative = Buckets::default();
 
         // 1. Initial pass: rule ends, lower-tier children, in-tier counters.
-        let found: Vec<Found> = (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let mut f = Found::default();
-                let mut moves = Vec::new();
-                let mut in_tier: Vec<u32> = Vec::new();
-                let lo = c * CHUNK;
-                let hi = (lo + CHUNK).min(n);
-                for i in lo..hi {
-                    init_position(
-                        g,
-                        t,
-                        i,
-                        lower,
-                        values,
-                        counters,
-                        &mut moves,
-                        &mut in_tier,
-                        &mut f,
-                    );
-                }
-                progress((hi - lo) as u64);
-                f
-            })
-            .collect();
-        for f in &found {
-            buckets.push_all(&f.decided);
-            tentative.push_all(&f.tentative);
-        }
-        drop(found);
+        // Each task hands its finds to the shared queues as it ends, so the
+        // extra memory stays bounded by a few tasks' worth.
+        let queues = Mutex::new((Buckets::default(), Buckets::default()));
+        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            let mut f = Found::default();
+            let mut moves = Vec::new();
+            let mut in_tier: Vec<u32> = Vec::new();
+            let lo = c * CHUNK;
+            let hi = (lo + CHUNK).min(n);
+            for i in lo..hi {
+                init_position(
+                    g,
+                    t,
+                    i,
+                    lower,
+                    values,
+                    counters,
+                    &mut moves,
+                    &mut in_tier,
+                    &mut f,
+                );
+            }
+            let mut q = queues.lock().unwrap();
+            q.0.push_all(&f.decided);
+            q.1.push_all(&f.tentative);
+            drop(q);
+            progress(Progress::Initial((hi - lo) as u64));
+        });
+        let (mut buckets, mut tentative) = queues.into_inner().unwrap();
 
         // 2. Propagate level by level.
         let mut level = 0usize;
+        let mut decided = 0u64;
         while level < buckets.len() || level < tentative.len() {
             let mut current = buckets.take(level);
             let won = Value::Win(level as u16).pack();
@@ -190,34 +198,31 @@ pub fn solve_tier<G: Game>(
                     current.push(i);
                 }
             }
-            let found: Vec<Vec<(u16, u32)>> = current
-                .par_chunks(CHUNK / 4)
-                .map(|chunk| {
-                    let mut out = Vec::new();
-                    let mut parents = Vec::new();
-                    let mut ranks: Vec<u32> = Vec::new();
-                    let mut moves = Vec::new();
-                    for &i in chunk {
-                        propagate(
-                            g,
-                            t,
-                            i,
-                            level as u16,
-                            lower,
-                            values,
-                            counters,
-                            &mut parents,
-                            &mut ranks,
-                            &mut moves,
-                            &mut out,
-                        );
-                    }
-                    out
-                })
-                .collect();
-            for f in &found {
-                buckets.push_all(f);
-            }
+            let shared = Mutex::new(&mut buckets);
+            current.par_chunks(CHUNK / 4).for_each(|chunk| {
+                let mut out = Vec::new();
+                let mut parents = Vec::new();
+                let mut ranks: Vec<u32> = Vec::new();
+                let mut moves = Vec::new();
+                for &i in chunk {
+                    propagate(
+                        g,
+                        t,
+                        i,
+                        level as u16,
+                        lower,
+                        values,
+                        counters,
+                        &mut parents,
+                        &mut ranks,
+                        &mut moves,
+                        &mut out,
+                    );
+                }
+                shared.lock().unwrap().push_all(&out);
+            });
+            decided += current.len() as u64;
+            progress(Progress::Level(level as u16, decided));
             level += 1;
         }
     }

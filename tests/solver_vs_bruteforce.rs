@@ -1,0 +1,208 @@
+//! The retrograde solver against a deliberately simple second solver, on
+//! closed subsets of every game: value and remoteness, position by position.
+//!
+//! The second solver is forward value iteration in rounds over an explicit
+//! list of positions: no un-moves, no counters, no tiers. Round r decides
+//! exactly the positions of remoteness r from the values of earlier rounds:
+//! `win r` if some child is `loss r-1`; `loss r` if every child is a win and
+//! the longest is `win r-1`. What no round decides is a draw.
+
+use std::collections::HashMap;
+
+use qibase::game::{Game, TierKey};
+use qibase::games::{CannonChess, Cannons, Weiming};
+use qibase::solver::{check_tier, solve_in_memory, Lower};
+use qibase::value::{Packed, Value};
+use rayon::prelude::*;
+
+/// Every position of the subset, with the children of each as list indices.
+struct Explicit<G: Game> {
+    positions: Vec<G::Pos>,
+    /// (tier, rank) of each position, to compare with the solver's table.
+    slots: Vec<(TierKey, u64)>,
+    children: Vec<Vec<u32>>,
+    ended: Vec<Option<Value>>,
+}
+
+fn enumerate<G: Game>(g: &G, max: Option<u32>) -> Explicit<G> {
+    let mut positions = Vec::new();
+    let mut slots = Vec::new();
+    for t in g.tiers(max) {
+        for i in 0..g.tier_size(t) {
+            let p = g.unrank(t, i);
+            if g.rank(t, &p) == i {
+                positions.push(p);
+                slots.push((t, i));
+            }
+        }
+    }
+    let index: HashMap<(TierKey, u64), u32> = slots
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| (s, k as u32))
+        .collect();
+    let (children, ended): (Vec<Vec<u32>>, Vec<Option<Value>>) = positions
+        .par_iter()
+        .map(|p| {
+            if let Some(e) = g.rule_end(p) {
+                return (Vec::new(), Some(e.value));
+            }
+            let mut moves = Vec::new();
+            g.moves(p, &mut moves);
+            if moves.is_empty() {
+                return (Vec::new(), Some(Value::Loss(0)));
+            }
+            let kids = moves
+                .iter()
+                .map(|m| {
+                    let c = g.apply(p, m);
+                    let t = g.tier_of(&c);
+                    *index
+                        .get(&(t, g.rank(t, &c)))
+                        .expect("subset is closed under moves")
+                })
+                .collect();
+            (kids, None)
+        })
+        .unzip();
+    Explicit {
+        positions,
+        slots,
+        children,
+        ended,
+    }
+}
+
+fn brute_force<G: Game>(e: &Explicit<G>) -> Vec<Value> {
+    let n = e.positions.len();
+    let mut val: Vec<Option<Value>> = e.ended.clone();
+    let mut r: u16 = 1;
+    loop {
+        let snapshot = &val;
+        let decided: Vec<(usize, Value)> = (0..n)
+            .into_par_iter()
+            .filter(|&i| snapshot[i].is_none())
+            .filter_map(|i| {
+                let kids = &e.children[i];
+                if kids
+                    .iter()
+                    .any(|&c| snapshot[c as usize] == Some(Value::Loss(r - 1)))
+                {
+                    return Some((i, Value::Win(r)));
+                }
+                let mut longest = 0;
+                for &c in kids {
+                    match snapshot[c as usize] {
+                        Some(Value::Win(k)) => longest = longest.max(k),
+                        _ => return None,
+                    }
+                }
+                (longest + 1 == r).then_some((i, Value::Loss(r)))
+            })
+            .collect();
+        if decided.is_empty() {
+            break;
+        }
+        for (i, v) in decided {
+            val[i] = Some(v);
+        }
+        r += 1;
+    }
+    val.into_iter().map(|v| v.unwrap_or(Value::Draw)).collect()
+}
+
+fn compare<G: Game>(g: &G, max: Option<u32>) -> usize {
+    let e = enumerate(g, max);
+    let expected = brute_force(&e);
+    let solved = solve_in_memory(g, max);
+    let mut mismatches = 0;
+    for (k, &(t, i)) in e.slots.iter().enumerate() {
+        let got = Value::unpack(solved[&t][i as usize]);
+        if got != Some(expected[k]) {
+            if mismatches < 10 {
+                eprintln!(
+                    "{}: {} solver {:?} brute force {}",
+                    g.id(),
+                    g.format_pos(&e.positions[k]),
+                    got,
+                    expected[k]
+                );
+            }
+            mismatches += 1;
+        }
+    }
+    assert_eq!(mismatches, 0, "{} positions differ", mismatches);
+    e.slots.len()
+}
+
+fn consistent<G: Game>(g: &G, max: Option<u32>) {
+    let solved = solve_in_memory(g, max);
+    for t in g.tiers(max) {
+        let mut lower = Lower::new();
+        for d in g.tier_deps(t) {
+            lower.add(d, &solved[&d]);
+        }
+        let (bad, count) = check_tier(g, t, &solved[&t], &lower, 5);
+        assert_eq!(count, 0, "{} tier {}: {:?}", g.id(), g.tier_name(t), bad);
+    }
+}
+
+fn thread_independent<G: Game>(g: &G, max: Option<u32>) {
+    let run = |threads: usize| -> HashMap<TierKey, Vec<Packed>> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| solve_in_memory(g, max))
+    };
+    let one = run(1);
+    let many = run(4);
+    for t in g.tiers(max) {
+        assert!(
+            one[&t] == many[&t],
+            "{} tier {} differs between 1 and 4 threads",
+            g.id(),
+            g.tier_name(t)
+        );
+    }
+}
+
+#[test]
+fn weiming_matches_brute_force() {
+    let g = Weiming::new();
+    assert_eq!(compare(&g, None), 20_160);
+    consistent(&g, None);
+    thread_independent(&g, None);
+}
+
+#[test]
+fn cannon_chess_4x4_three_a_side_matches_brute_force() {
+    let g = CannonChess::four_by_four();
+    compare(&g, Some(3));
+    consistent(&g, Some(3));
+    thread_independent(&g, Some(3));
+}
+
+#[test]
+fn cannon_chess_three_a_side_matches_brute_force() {
+    let g = CannonChess::standard();
+    compare(&g, Some(3));
+    consistent(&g, Some(3));
+    thread_independent(&g, Some(3));
+}
+
+#[test]
+fn two_cannons_five_soldiers_matches_brute_force() {
+    let g = Cannons::two_cannons();
+    compare(&g, Some(5));
+    consistent(&g, Some(5));
+    thread_independent(&g, Some(5));
+}
+
+#[test]
+fn three_cannons_four_soldiers_matches_brute_force() {
+    let g = Cannons::three_cannons();
+    compare(&g, Some(4));
+    consistent(&g, Some(4));
+    thread_independent(&g, Some(4));
+}
