@@ -65,7 +65,7 @@ pub fn analyse<G: Game>(tb: &Tablebase<G>, p: &G::Pos) -> Result<Answer<G>, TbEr
             });
         }
     }
-    moves.sort_by(|a, b| b.value.cmp(&a.value));
+    moves.sort_by_key(|m| std::cmp::Reverse(m.value));
     Ok(Answer {
         pos: *p,
         value,
@@ -73,13 +73,16 @@ pub fn analyse<G: Game>(tb: &Tablebase<G>, p: &G::Pos) -> Result<Answer<G>, TbEr
     })
 }
 
+/// A line of play: each move with the position it leads to.
+pub type Line<G> = Vec<(<G as Game>::Move, <G as Game>::Pos)>;
+
 /// Perfect play from `p`: to the end of the game for a win or a loss, at
 /// most [`DRAW_PV_PLIES`] plies for a draw. Stops early if the table's best
 /// move does not match the position's value (which `verify` would report).
 pub fn principal_variation<G: Game>(
     tb: &Tablebase<G>,
     p: &G::Pos,
-) -> Result<Vec<(G::Move, G::Pos)>, TbError> {
+) -> Result<Line<G>, TbError> {
     let mut pv = Vec::new();
     let mut cur = *p;
     let limit = match tb.probe(p)? {

@@ -271,7 +271,7 @@ mod tests {
         let v: Vec<Packed> = (0..60_000)
             .map(|_| {
                 let x = r();
-                if x % 4 != 0 {
+                if !x.is_multiple_of(4) {
                     0
                 } else {
                     2 + (x >> 16) as Packed % 700

@@ -195,3 +195,72 @@ impl<'g, G: Game> Tablebase<'g, G> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(n: u64) -> TierMeta {
+        TierMeta {
+            game: "test".into(),
+            rules_hash: 42,
+            tier: 7,
+            tier_name: "t7".into(),
+            positions: n,
+            stats: TierStats::default(),
+        }
+    }
+
+    #[test]
+    fn file_round_trip_and_cached_probes() {
+        let dir = std::env::temp_dir().join(format!("qibase-tbunit-{}", std::process::id()));
+        let path = tier_path(&dir, "test", "t7");
+        let n = 200_003u64;
+        let values: Vec<Packed> = (0..n)
+            .map(|i| match i % 11 {
+                0 => 0,
+                1..=5 => 1,
+                k => (2 + (i * k) % 300) as Packed,
+            })
+            .collect();
+        for opts in [
+            WriteOptions::default(),
+            WriteOptions {
+                encoding: Encoding::Raw16,
+                block_size: 1000,
+                level: 0,
+            },
+            WriteOptions {
+                block_size: 4096,
+                level: 1,
+                ..Default::default()
+            },
+        ] {
+            let len = write_tier_with(&path, &meta(n), &values, &opts).unwrap();
+            assert_eq!(len, std::fs::metadata(&path).unwrap().len());
+            assert_eq!(read_tier_meta(&path, "test", 42, 7).unwrap(), meta(n));
+            let back = read_tier_values(&path, "test", 42, 7).unwrap();
+            let f = TierFile::open(&path, "test", 42, 7).unwrap();
+            for i in (0..n as usize).rev().step_by(7) {
+                if values[i] != 0 {
+                    assert_eq!(back[i], values[i]);
+                    assert_eq!(f.get(i as u64).unwrap(), values[i]);
+                }
+            }
+            assert!(f.get(n).is_err());
+            assert!(read_tier_meta(&path, "other", 42, 7).is_err());
+            assert!(read_tier_meta(&path, "test", 43, 7).is_err());
+            assert!(read_tier_meta(&path, "test", 42, 8).is_err());
+        }
+        // Empty tier, wrong length refused, no temp file left behind.
+        write_tier(&path, &meta(0), &[]).unwrap();
+        assert!(read_tier_values(&path, "test", 42, 7).unwrap().is_empty());
+        assert!(write_tier(&path, &meta(5), &[1, 1]).is_err());
+        let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left.len(), 1, "{left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
