@@ -123,7 +123,7 @@ pub fn write_tier_with(
         }
     }
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".tmp{}", std::process::id()));
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
     let tmp = path.with_file_name(tmp_name);
     let write = || -> std::io::Result<()> {
         let f = fs::File::create(&tmp)?;
