@@ -22,7 +22,8 @@
 //! half offset + rank(M) · C(n−m, o) + rank(compress(T, M))
 //! ```
 //!
-//! where n = W·H, `rank` is the colex rank of a subset ([`rank_subset`]),
+//! where n = W·H, `rank` is the colex rank of a subset
+//! ([`rank_subset`](crate::index::rank_subset)),
 //! `compress(T, M)` deletes the points of M from the board and renumbers the
 //! rest (pext of T over the points not in M), and the half offset is 0 for
 //! (m, o) = (a, b) and C(n, a)·C(n−a, b) for (m, o) = (b, a). The layout is
@@ -30,7 +31,7 @@
 //! position with X to move; a position and its colour swap share a rank.
 
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
-use crate::index::{binom, rank_subset, unrank_subset};
+use crate::index::{binom, unrank_subset};
 use crate::value::Value;
 
 /// Most pieces one side may have (the material of the real game).
@@ -155,7 +156,8 @@ impl CannonChess {
                 file_line: [0; 32],
                 pairs: [[0; 2]; 32],
             }),
-            file3: 1 | 1 << w | 1 << (2 * w),
+            // Files shorter than three points never hold a shot.
+            file3: if h >= 3 { 1 | 1 << w | 1 << (2 * w) } else { 0 },
         };
         for p in 0..n {
             let (f, r) = (p % w, p / w);
@@ -264,19 +266,21 @@ impl CannonChess {
     /// `step` the distance of neighbours on it.
     #[inline(always)]
     fn shot(me: u32, opp: u32, line: u32, pat3: u32, step: u32) -> u32 {
+        // (No popcount here: the baseline x86-64 target has no POPCNT.)
         let occ = (me | opp) & line;
-        if occ.count_ones() != 3 {
+        if occ == 0 {
             return 0;
         }
         let low = occ.trailing_zeros();
+        // Exactly three pieces on the line, on adjacent points.
         if occ != pat3 << low {
             return 0;
         }
-        // Contiguous triple: it captures iff the middle is own and exactly
-        // two are own (so the enemy is at one end).
-        let mine = me & line;
-        if mine.count_ones() == 2 && mine & (1 << (low + step)) != 0 {
-            opp & line
+        // It captures iff the middle one is own and exactly one end is
+        // enemy (then the other end is own: own own enemy / enemy own own).
+        let enemy = opp & line;
+        if me & (1 << (low + step)) != 0 && enemy & enemy.wrapping_sub(1) == 0 {
+            enemy
         } else {
             0
         }
@@ -343,6 +347,20 @@ fn expand(mut x: u32, mut holes: u32) -> u32 {
         holes &= holes - 1;
     }
     x
+}
+
+/// Colex rank of a point set (as [`rank_subset`](crate::index::rank_subset))
+/// and its size.
+#[inline(always)]
+fn colex(mut set: u32) -> (u64, u32) {
+    let mut r = 0;
+    let mut i = 0;
+    while set != 0 {
+        i += 1;
+        r += binom(set.trailing_zeros(), i);
+        set &= set - 1;
+    }
+    (r, i)
 }
 
 /// FNV-1a, 64 bit.
@@ -596,19 +614,18 @@ impl Game for CannonChess {
     }
 
     fn rule_end(&self, p: &CcPos) -> Option<GameEnd> {
-        let m = p.me.count_ones();
-        let o = p.opp.count_ones();
-        if m == 0 {
+        let (me, opp) = (p.me, p.opp);
+        if me == 0 {
             Some(GameEnd {
                 value: Value::Loss(0),
                 reason: EndReason::AllCaptured,
             })
-        } else if o == 0 {
+        } else if opp == 0 {
             Some(GameEnd {
                 value: Value::Win(0),
                 reason: EndReason::OpponentHasNoPieces,
             })
-        } else if m == 1 && o == 1 {
+        } else if me & (me - 1) == 0 && opp & (opp - 1) == 0 {
             Some(GameEnd {
                 value: Value::Draw,
                 reason: EndReason::BothOnePiece,
@@ -622,7 +639,7 @@ impl Game for CannonChess {
         let me = p.me;
         let opp = p.opp;
         let occ = me | opp;
-        if me.count_ones() == 1 {
+        if me != 0 && me & (me - 1) == 0 {
             let f = me.trailing_zeros() as usize;
             for d in 0..4 {
                 let mut t = self.tab.nb[d][f];
@@ -729,11 +746,11 @@ impl Game for CannonChess {
 
     #[inline]
     fn rank(&self, t: TierKey, p: &CcPos) -> u64 {
-        let m = p.me.count_ones();
-        let o = p.opp.count_ones();
         debug_assert_eq!(t, self.tier_of(p));
+        let (hi, m) = colex(p.me);
+        let (lo, o) = colex(compress(p.opp, p.me));
         let offset = if m >= o { 0 } else { self.half_size(o, m) };
-        offset + rank_subset(p.me) * binom(self.n - m, o) + rank_subset(compress(p.opp, p.me))
+        offset + hi * binom(self.n - m, o) + lo
     }
 
     fn unrank(&self, t: TierKey, i: u64) -> CcPos {
@@ -810,6 +827,25 @@ impl Game for CannonChess {
 mod tests {
     use super::*;
     use crate::index::{pdep, pext};
+
+    #[test]
+    fn other_board_sizes() {
+        let g = CannonChess::new("t", "t", 16, 2, ".O............../X.XO............ X").unwrap();
+        let p = g.start();
+        let m = g.parse_move(&p, "a1-b1").unwrap();
+        assert_eq!(
+            g.format_pos(&g.apply(&p, &m)),
+            ".O............../.XX............. O"
+        );
+        assert_eq!(g.square_name(31), "p2");
+        let g = CannonChess::new("t", "t", 3, 3, "O../.../XXO X").unwrap();
+        let p = g.start();
+        assert_eq!(g.parse_move(&p, "a1-a2").unwrap().captured, 0);
+        let g = CannonChess::new("t", "t", 1, 5, "./O/X/./X X").unwrap();
+        let m = g.parse_move(&g.start(), "a1-a2").unwrap();
+        assert_eq!(g.format_pos(&g.apply(&g.start(), &m)), "././X/X/. O");
+        assert!(CannonChess::new("t", "t", 5, 7, "").is_err());
+    }
 
     #[test]
     fn compress_expand_match_pext_pdep() {
