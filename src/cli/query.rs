@@ -79,10 +79,7 @@ pub type Line<G> = Vec<(<G as Game>::Move, <G as Game>::Pos)>;
 /// Perfect play from `p`: to the end of the game for a win or a loss, at
 /// most [`DRAW_PV_PLIES`] plies for a draw. Stops early if the table's best
 /// move does not match the position's value (which `verify` would report).
-pub fn principal_variation<G: Game>(
-    tb: &Tablebase<G>,
-    p: &G::Pos,
-) -> Result<Line<G>, TbError> {
+pub fn principal_variation<G: Game>(tb: &Tablebase<G>, p: &G::Pos) -> Result<Line<G>, TbError> {
     let mut pv = Vec::new();
     let mut cur = *p;
     let limit = match tb.probe(p)? {
