@@ -1,7 +1,7 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase::cli::{bench, engine, play, rules, solve, CliError};
+use qibase::cli::{bench, engine, play, query, rules, solve, tbdev, verify, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -26,6 +26,17 @@ enum Command {
     Perft(rules::PerftArgs),
     /// Solve games by retrograde analysis and write their tablebases.
     Solve(solve::SolveArgs),
+    /// A position's exact value, every move's value and the principal variation.
+    Query(query::QueryArgs),
+    /// Check every tablebase checksum and re-derive every stored value from its moves.
+    Verify(verify::VerifyArgs),
+    /// Which tiers are on disk: positions, file sizes, bits/position, solve statistics.
+    Info(verify::InfoArgs),
+    /// Measure random single-position probes per second on a warm cache.
+    BenchProbe(tbdev::BenchProbeArgs),
+    /// Measure the codec variants on solved tiers (bits per position).
+    #[command(hide = true)]
+    MeasureCodec(tbdev::MeasureArgs),
     /// Benchmark: move generation speed and a solve from scratch in a temporary directory.
     Bench(bench::BenchArgs),
     /// Play against the program in the terminal (turn timer, hints, undo, difficulty levels).
@@ -55,6 +66,11 @@ fn main() {
         Command::Moves(a) => rules::moves(a),
         Command::Perft(a) => rules::perft_cmd(a),
         Command::Solve(a) => solve::run(a),
+        Command::Query(a) => query::run(a),
+        Command::Verify(a) => verify::verify(a),
+        Command::Info(a) => verify::info(a),
+        Command::BenchProbe(a) => tbdev::bench_probe(a),
+        Command::MeasureCodec(a) => tbdev::measure(a),
         Command::Bench(a) => bench::run(a),
         Command::Play(a) => play::run(a),
         Command::Bestmove(a) => engine::bestmove(a),

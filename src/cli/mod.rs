@@ -5,8 +5,11 @@ use std::fmt;
 pub mod bench;
 pub mod engine;
 pub mod play;
+pub mod query;
 pub mod rules;
 pub mod solve;
+pub mod tbdev;
+pub mod verify;
 
 /// A command failure: one line for stderr and the exit code.
 #[derive(Debug)]

@@ -1,20 +1,40 @@
-//! Tablebase files: one file per tier, written atomically, read back by the
-//! solver (lower tiers) and probed by `query`, `play` and `report`.
+//! Tablebase files: one compressed file per tier, written atomically, read
+//! back whole by the solver (lower tiers) and probed position by position
+//! by `query`, `play` and `report`.
 //!
-//! INTERIM FORMAT (to be replaced by the compressed format of the tablebase
-//! issue, behind the same API): magic `QTB0`, u32 LE header length, JSON
-//! header, u64 LE FNV-1a checksum of the header, raw u16 LE packed values,
-//! u64 LE FNV-1a checksum of the values.
+//! The format is documented in `docs/tablebase-format.md`:
+//! a fixed preamble (magic, format version, header length), a postcard
+//! header (game, rules hash, tier, positions, encoding, block size, symbol
+//! table, stats) with its checksum, a block index (offset + checksum per
+//! block) and independently compressed blocks.
+//!
+//! * [`header`] — layout, header, index, checksum;
+//! * [`codec`] — symbol table and block coding;
+//! * [`writer`] — atomic writing;
+//! * [`reader`] — memory-mapped reading, whole-tier decoding, cached probes;
+//! * [`error`] — [`TbError`], one line naming the file.
 
-use std::fmt;
-use std::fs;
-use std::io::Write;
+pub mod codec;
+pub mod error;
+pub mod header;
+pub mod reader;
+pub mod writer;
+
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Game, TierKey};
 use crate::value::{Packed, Value};
+
+pub use error::TbError;
+pub use header::{Encoding, FORMAT_VERSION};
+pub use reader::TierFile;
+pub use writer::{write_tier_with, WriteOptions};
+
+use error::err;
 
 /// Statistics of one solved tier, stored in its header.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -30,7 +50,7 @@ pub struct TierStats {
     pub threads: usize,
 }
 
-/// Everything the header of a tier file says.
+/// What the header of a tier file says about the tier.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct TierMeta {
     pub game: String,
@@ -41,164 +61,74 @@ pub struct TierMeta {
     pub stats: TierStats,
 }
 
-/// A tablebase problem, always naming the file concerned.
-#[derive(Debug)]
-pub struct TbError {
-    pub path: PathBuf,
-    pub what: String,
-}
-
-impl fmt::Display for TbError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.what)
-    }
-}
-
-impl std::error::Error for TbError {}
-
-fn err(path: &Path, what: impl Into<String>) -> TbError {
-    TbError {
-        path: path.to_path_buf(),
-        what: what.into(),
-    }
-}
-
-const MAGIC: &[u8; 4] = b"QTB0";
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 /// `<dir>/<game>/<tier>.qtb`
 pub fn tier_path(dir: &Path, game_id: &str, tier_name: &str) -> PathBuf {
     dir.join(game_id).join(format!("{tier_name}.qtb"))
 }
 
-/// Write a tier file atomically (temp file, fsync, rename).
+/// Write a tier file atomically (temp file, fsync, rename) in the default
+/// encoding. Unused slots (packed 0) are "don't care": they read back as
+/// some other value.
 pub fn write_tier(path: &Path, meta: &TierMeta, values: &[Packed]) -> Result<(), TbError> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)
-            .map_err(|e| err(parent, format!("cannot create directory: {e}")))?;
-    }
-    let header = serde_json::to_vec(meta).expect("header serialises");
-    let mut bytes = Vec::with_capacity(24 + header.len() + values.len() * 2);
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(&header);
-    bytes.extend_from_slice(&fnv1a(&header).to_le_bytes());
-    let start = bytes.len();
-    for v in values {
-        bytes.extend_from_slice(&v.to_le_bytes());
-    }
-    let sum = fnv1a(&bytes[start..]);
-    bytes.extend_from_slice(&sum.to_le_bytes());
-    let tmp = path.with_extension("qtb.tmp");
-    let write = || -> std::io::Result<()> {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        err(path, format!("cannot write tier file: {e}"))
-    })
+    write_tier_with(path, meta, values, &WriteOptions::default()).map(|_| ())
 }
 
-fn read_checked(
-    path: &Path,
-    game: &str,
-    rules_hash: u64,
-    tier: TierKey,
-) -> Result<(TierMeta, Vec<u8>, usize), TbError> {
-    let bytes = fs::read(path).map_err(|e| err(path, format!("cannot read tier file: {e}")))?;
-    if bytes.len() < 16 || &bytes[..4] != MAGIC {
-        return Err(err(path, "not a qibase tablebase file (bad magic)"));
-    }
-    let hlen = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
-    if bytes.len() < 8 + hlen + 8 {
-        return Err(err(path, "truncated header"));
-    }
-    let header = &bytes[8..8 + hlen];
-    let sum = u64::from_le_bytes(bytes[8 + hlen..16 + hlen].try_into().unwrap());
-    if fnv1a(header) != sum {
-        return Err(err(path, "header checksum mismatch (corrupt file)"));
-    }
-    let meta: TierMeta =
-        serde_json::from_slice(header).map_err(|e| err(path, format!("bad header: {e}")))?;
-    if meta.game != game {
-        return Err(err(
-            path,
-            format!("file is for game '{}', not '{game}'", meta.game),
-        ));
-    }
-    if meta.rules_hash != rules_hash {
-        return Err(err(
-            path,
-            "file was made for other rules (rules hash differs)",
-        ));
-    }
-    if meta.tier != tier {
-        return Err(err(path, "file holds another tier"));
-    }
-    Ok((meta, bytes, 16 + hlen))
-}
-
-/// Read and check a tier's header (a present, valid header means a finished tier).
+/// Check a tier file's header, index and length (cheap: no block is read);
+/// a valid header means a finished tier.
 pub fn read_tier_meta(
     path: &Path,
     game: &str,
     rules_hash: u64,
     tier: TierKey,
 ) -> Result<TierMeta, TbError> {
-    let (meta, bytes, start) = read_checked(path, game, rules_hash, tier)?;
-    if bytes.len() != start + meta.positions as usize * 2 + 8 {
-        return Err(err(path, "truncated or oversized file"));
-    }
-    Ok(meta)
+    Ok(TierFile::open(path, game, rules_hash, tier)?.meta().clone())
 }
 
-/// Read a whole tier's packed values, verifying every checksum.
+/// Read a whole tier's packed values, decoding the blocks in parallel and
+/// checking every checksum. Unused slots come back as arbitrary values.
 pub fn read_tier_values(
     path: &Path,
     game: &str,
     rules_hash: u64,
     tier: TierKey,
 ) -> Result<Vec<Packed>, TbError> {
-    let (meta, bytes, start) = read_checked(path, game, rules_hash, tier)?;
-    let n = meta.positions as usize;
-    if bytes.len() != start + n * 2 + 8 {
-        return Err(err(path, "truncated or oversized file"));
-    }
-    let body = &bytes[start..start + n * 2];
-    let sum = u64::from_le_bytes(bytes[start + n * 2..].try_into().unwrap());
-    if fnv1a(body) != sum {
-        return Err(err(path, "value checksum mismatch (corrupt file)"));
-    }
-    Ok(body
-        .chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect())
+    TierFile::open(path, game, rules_hash, tier)?.read_all()
 }
 
-/// Read access to a game's solved tiers, loaded on demand.
+/// The `qibase solve` command that makes tier `t` of `g` in `dir`.
+pub fn solve_command<G: Game>(g: &G, t: TierKey, dir: &Path) -> String {
+    let full = g
+        .tiers(None)
+        .iter()
+        .map(|&t| g.tier_max_pieces(t))
+        .max()
+        .unwrap_or(0);
+    let need = g.tier_max_pieces(t);
+    let mut cmd = format!("qibase solve {}", g.id());
+    if need < full {
+        cmd += &format!(" --max-pieces {need}");
+    }
+    if dir != Path::new("tablebases") {
+        cmd += &format!(" --dir {}", dir.display());
+    }
+    cmd
+}
+
+/// Read access to a game's solved tiers: files opened on demand, blocks
+/// decoded on demand and cached. Safe to share between threads.
 pub struct Tablebase<'g, G: Game> {
     game: &'g G,
     dir: PathBuf,
-    tiers: std::sync::Mutex<std::collections::HashMap<TierKey, std::sync::Arc<Vec<Packed>>>>,
+    files: RwLock<HashMap<TierKey, Arc<TierFile>>>,
 }
 
 impl<'g, G: Game> Tablebase<'g, G> {
+    /// No file is touched until a probe needs it.
     pub fn open(game: &'g G, dir: &Path) -> Tablebase<'g, G> {
         Tablebase {
             game,
             dir: dir.to_path_buf(),
-            tiers: Default::default(),
+            files: Default::default(),
         }
     }
 
@@ -206,42 +136,131 @@ impl<'g, G: Game> Tablebase<'g, G> {
         self.game
     }
 
-    fn tier(&self, t: TierKey) -> Result<std::sync::Arc<Vec<Packed>>, TbError> {
-        let mut map = self.tiers.lock().unwrap();
-        if let Some(v) = map.get(&t) {
-            return Ok(v.clone());
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn path_of(&self, t: TierKey) -> PathBuf {
+        tier_path(&self.dir, self.game.id(), &self.game.tier_name(t))
+    }
+
+    /// The open file of tier `t` (opened and header-checked on first use).
+    pub fn tier_file(&self, t: TierKey) -> Result<Arc<TierFile>, TbError> {
+        if let Some(f) = self.files.read().unwrap_or_else(|e| e.into_inner()).get(&t) {
+            return Ok(f.clone());
         }
-        let path = tier_path(&self.dir, self.game.id(), &self.game.tier_name(t));
+        let g = self.game;
+        let path = self.path_of(t);
         if !path.exists() {
             return Err(err(
                 &path,
                 format!(
-                    "tier {} is not solved (run `qibase solve {}`)",
-                    self.game.tier_name(t),
-                    self.game.id()
+                    "tier {} of {} is not solved (no such file; `{}` makes it)",
+                    g.tier_name(t),
+                    g.id(),
+                    solve_command(g, t, &self.dir)
                 ),
             ));
         }
-        let v = std::sync::Arc::new(read_tier_values(
-            &path,
-            self.game.id(),
-            self.game.rules_hash(),
-            t,
-        )?);
-        map.insert(t, v.clone());
-        Ok(v)
+        let f = TierFile::open(&path, g.id(), g.rules_hash(), t)?;
+        if f.meta().positions != g.tier_size(t) {
+            return Err(err(
+                &path,
+                format!(
+                    "file has {} positions but tier {} has {}: made by another qibase, solve again",
+                    f.meta().positions,
+                    g.tier_name(t),
+                    g.tier_size(t)
+                ),
+            ));
+        }
+        let f = Arc::new(f);
+        self.files
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(t, f.clone());
+        Ok(f)
     }
 
     /// The exact value of `p` (side to move's view).
     pub fn probe(&self, p: &G::Pos) -> Result<Value, TbError> {
         let t = self.game.tier_of(p);
-        let table = self.tier(t)?;
-        let i = self.game.rank(t, p) as usize;
-        let path = tier_path(&self.dir, self.game.id(), &self.game.tier_name(t));
-        let packed = *table
-            .get(i)
-            .ok_or_else(|| err(&path, "index out of range"))?;
-        Value::unpack(packed)
-            .ok_or_else(|| err(&path, "position has no stored value (corrupt table)"))
+        let f = self.tier_file(t)?;
+        let packed = f.get(self.game.rank(t, p))?;
+        Value::unpack(packed).ok_or_else(|| {
+            err(
+                f.path(),
+                "position has no stored value (unused slot: corrupt table)",
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(n: u64) -> TierMeta {
+        TierMeta {
+            game: "test".into(),
+            rules_hash: 42,
+            tier: 7,
+            tier_name: "t7".into(),
+            positions: n,
+            stats: TierStats::default(),
+        }
+    }
+
+    #[test]
+    fn file_round_trip_and_cached_probes() {
+        let dir = std::env::temp_dir().join(format!("qibase-tbunit-{}", std::process::id()));
+        let path = tier_path(&dir, "test", "t7");
+        let n = 200_003u64;
+        let values: Vec<Packed> = (0..n)
+            .map(|i| match i % 11 {
+                0 => 0,
+                1..=5 => 1,
+                k => (2 + (i * k) % 300) as Packed,
+            })
+            .collect();
+        for opts in [
+            WriteOptions::default(),
+            WriteOptions {
+                encoding: Encoding::Raw16,
+                block_size: 1000,
+                level: 0,
+            },
+            WriteOptions {
+                block_size: 4096,
+                level: 1,
+                ..Default::default()
+            },
+        ] {
+            let len = write_tier_with(&path, &meta(n), &values, &opts).unwrap();
+            assert_eq!(len, std::fs::metadata(&path).unwrap().len());
+            assert_eq!(read_tier_meta(&path, "test", 42, 7).unwrap(), meta(n));
+            let back = read_tier_values(&path, "test", 42, 7).unwrap();
+            let f = TierFile::open(&path, "test", 42, 7).unwrap();
+            for i in (0..n as usize).rev().step_by(7) {
+                if values[i] != 0 {
+                    assert_eq!(back[i], values[i]);
+                    assert_eq!(f.get(i as u64).unwrap(), values[i]);
+                }
+            }
+            assert!(f.get(n).is_err());
+            assert!(read_tier_meta(&path, "other", 42, 7).is_err());
+            assert!(read_tier_meta(&path, "test", 43, 7).is_err());
+            assert!(read_tier_meta(&path, "test", 42, 8).is_err());
+        }
+        // Empty tier, wrong length refused, no temp file left behind.
+        write_tier(&path, &meta(0), &[]).unwrap();
+        assert!(read_tier_values(&path, "test", 42, 7).unwrap().is_empty());
+        assert!(write_tier(&path, &meta(5), &[1, 1]).is_err());
+        let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left.len(), 1, "{left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,0 +1,329 @@
+//! `qibase verify` (checksums + local consistency of every stored value)
+//! and `qibase info` (what is on disk).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use super::{game_by_id, CliError, CliResult};
+use crate::game::{Game, TierKey};
+use crate::tablebase::{tier_path, TbError, TierFile};
+use crate::value::{Packed, Value};
+use crate::with_game;
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Game id (see `qibase games`).
+    pub game: String,
+    /// Tablebase directory.
+    #[arg(long, default_value = "tablebases")]
+    pub dir: PathBuf,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The value position `p` must have given the stored values of its children;
+/// `None` if a child has no stored value.
+fn derive<G: Game>(
+    g: &G,
+    p: &G::Pos,
+    child: &impl Fn(&G::Pos) -> Option<Value>,
+    moves: &mut Vec<G::Move>,
+) -> Option<Value> {
+    if let Some(end) = g.rule_end(p) {
+        return Some(end.value);
+    }
+    moves.clear();
+    g.moves(p, moves);
+    let mut best: Option<Value> = None;
+    for m in moves.iter() {
+        let v = Value::of_move_to(child(&g.apply(p, m))?);
+        best = Some(best.map_or(v, |b| b.max(v)));
+    }
+    Some(best.unwrap_or(Value::Loss(0)))
+}
+
+/// Check tier `t` (`values`) against its children; returns
+/// (checked positions, inconsistencies, first few examples).
+fn check_tier<G: Game>(
+    g: &G,
+    t: TierKey,
+    values: &[Packed],
+    lower: &HashMap<TierKey, Arc<Vec<Packed>>>,
+    bar: &ProgressBar,
+) -> (u64, u64, Vec<String>) {
+    let n = values.len() as u64;
+    let chunk = 1u64 << 14;
+    let checked = AtomicU64::new(0);
+    let parts: Vec<(u64, Vec<String>)> = (0..n.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            let mut bad = 0u64;
+            let mut examples = Vec::new();
+            let mut moves = Vec::new();
+            let mut used = 0u64;
+            let child = |q: &G::Pos| {
+                let ct = g.tier_of(q);
+                let table = if ct == t {
+                    values
+                } else {
+                    lower.get(&ct)?.as_slice()
+                };
+                Value::unpack(*table.get(g.rank(ct, q) as usize)?)
+            };
+            let end = ((c + 1) * chunk).min(n);
+            for i in c * chunk..end {
+                let p = g.unrank(t, i);
+                if g.rank(t, &p) != i {
+                    continue; // unused slot
+                }
+                used += 1;
+                let stored = Value::unpack(values[i as usize]);
+                let expected = derive(g, &p, &child, &mut moves);
+                if stored.is_none() || stored != expected {
+                    bad += 1;
+                    if examples.len() < 3 {
+                        examples.push(format!(
+                            "{}: stored {}, expected {}",
+                            g.format_pos(&p),
+                            stored.map_or("nothing".into(), |v| v.to_string()),
+                            expected.map_or("? (a child has no value)".into(), |v| v.to_string())
+                        ));
+                    }
+                }
+            }
+            checked.fetch_add(used, Ordering::Relaxed);
+            bar.inc(end - c * chunk);
+            (bad, examples)
+        })
+        .collect();
+    let mut total = 0;
+    let mut examples = Vec::new();
+    for (b, e) in parts {
+        total += b;
+        examples.extend(e);
+    }
+    examples.truncate(5);
+    (checked.into_inner(), total, examples)
+}
+
+pub fn verify(a: &VerifyArgs) -> CliResult {
+    let any = game_by_id(&a.game)?;
+    with_game!(any, |g| {
+        let t0 = Instant::now();
+        let tiers: Vec<TierKey> = g
+            .tiers(None)
+            .into_iter()
+            .filter(|&t| tier_path(&a.dir, g.id(), &g.tier_name(t)).exists())
+            .collect();
+        if tiers.is_empty() {
+            return Err(CliError::failure(format!(
+                "no tier files of {} in {} (`qibase solve {}{}` makes them)",
+                g.id(),
+                a.dir.join(g.id()).display(),
+                g.id(),
+                if a.dir == std::path::Path::new("tablebases") {
+                    String::new()
+                } else {
+                    format!(" --dir {}", a.dir.display())
+                }
+            )));
+        }
+        let load = |t: TierKey| -> Result<Vec<Packed>, TbError> {
+            let path = tier_path(&a.dir, g.id(), &g.tier_name(t));
+            TierFile::open(&path, g.id(), g.rules_hash(), t)?.read_all()
+        };
+        let mut cache: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
+        let mut problems = 0u64;
+        let mut positions = 0u64;
+        for (k, &t) in tiers.iter().enumerate() {
+            let name = g.tier_name(t);
+            let values = match cache
+                .get(&t)
+                .cloned()
+                .map(Ok)
+                .unwrap_or_else(|| load(t).map(Arc::new))
+            {
+                Ok(v) => v,
+                Err(e) => {
+                    println!("{name:>8}  BAD  {e}");
+                    problems += 1;
+                    continue;
+                }
+            };
+            let mut lower = HashMap::new();
+            let mut missing = None;
+            for d in g.tier_deps(t) {
+                let v = match cache.get(&d) {
+                    Some(v) => v.clone(),
+                    None => match load(d) {
+                        Ok(v) => Arc::new(v),
+                        Err(e) => {
+                            missing = Some(e);
+                            break;
+                        }
+                    },
+                };
+                lower.insert(d, v);
+            }
+            if let Some(e) = missing {
+                println!("{name:>8}  SKIP cannot check against a lower tier: {e}");
+                problems += 1;
+                continue;
+            }
+            let bar = if a.quiet {
+                ProgressBar::hidden()
+            } else {
+                let b = ProgressBar::new(values.len() as u64);
+                b.set_style(
+                    ProgressStyle::with_template(
+                        "{prefix:>8} [{elapsed_precise}] {bar:30} {pos}/{len} {per_sec} eta {eta}",
+                    )
+                    .unwrap(),
+                );
+                b.set_prefix(name.clone());
+                b
+            };
+            let (checked, bad, examples) = check_tier(g, t, &values, &lower, &bar);
+            bar.finish_and_clear();
+            positions += checked;
+            problems += bad;
+            println!(
+                "{name:>8}  {}  {checked} positions checked, {bad} inconsistent",
+                if bad == 0 { "ok " } else { "BAD" }
+            );
+            for e in examples {
+                println!("          {e}");
+            }
+            // Keep what later tiers need.
+            cache.insert(t, values);
+            for (d, v) in lower {
+                cache.insert(d, v);
+            }
+            let needed: Vec<TierKey> = tiers[k + 1..]
+                .iter()
+                .flat_map(|&u| g.tier_deps(u))
+                .collect();
+            cache.retain(|key, _| needed.contains(key));
+        }
+        println!(
+            "{problems} inconsistencies ({positions} positions in {} tier file(s), {:.1} s)",
+            tiers.len(),
+            t0.elapsed().as_secs_f64()
+        );
+        if problems > 0 {
+            return Err(CliError::failure(format!(
+                "verify found {problems} inconsistencies in {}",
+                a.dir.join(g.id()).display()
+            )));
+        }
+        Ok(())
+    })
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// Game id (see `qibase games`).
+    pub game: String,
+    /// Tablebase directory.
+    #[arg(long, default_value = "tablebases")]
+    pub dir: PathBuf,
+}
+
+pub fn info(a: &InfoArgs) -> CliResult {
+    let any = game_by_id(&a.game)?;
+    with_game!(any, |g| {
+        println!(
+            "{} ({}) in {}",
+            g.title(),
+            g.id(),
+            a.dir.join(g.id()).display()
+        );
+        println!(
+            "{:>8} {:>12} {:>12} {:>9} {:>11} {:>11} {:>11} {:>11} {:>7} {:>8} {:>9}",
+            "tier",
+            "positions",
+            "file bytes",
+            "bits/pos",
+            "wins",
+            "losses",
+            "draws",
+            "unused",
+            "max win",
+            "max loss",
+            "seconds"
+        );
+        let (mut pos, mut bytes, mut present, mut bad) = (0u64, 0u64, 0usize, 0usize);
+        let mut missing = Vec::new();
+        let mut enc = None;
+        let all = g.tiers(None);
+        for &t in &all {
+            let name = g.tier_name(t);
+            let path = tier_path(&a.dir, g.id(), &name);
+            if !path.exists() {
+                missing.push(name);
+                continue;
+            }
+            match TierFile::open(&path, g.id(), g.rules_hash(), t) {
+                Ok(f) => {
+                    let m = f.meta();
+                    let s = &m.stats;
+                    let used = m.positions - s.unused;
+                    println!(
+                        "{name:>8} {:>12} {:>12} {:>9.3} {:>11} {:>11} {:>11} {:>11} {:>7} {:>8} {:>9.2}",
+                        m.positions,
+                        f.file_len(),
+                        f.file_len() as f64 * 8.0 / used.max(1) as f64,
+                        s.wins,
+                        s.losses,
+                        s.draws,
+                        s.unused,
+                        s.max_win,
+                        s.max_loss,
+                        s.seconds
+                    );
+                    pos += used;
+                    bytes += f.file_len();
+                    present += 1;
+                    enc = Some((f.header().encoding.name(), f.header().block_size));
+                }
+                Err(e) => {
+                    println!("{name:>8}  BAD  {e}");
+                    bad += 1;
+                }
+            }
+        }
+        println!(
+            "{present} of {} tiers present, {pos} positions, {bytes} bytes, {:.3} bits/position",
+            all.len(),
+            bytes as f64 * 8.0 / pos.max(1) as f64
+        );
+        if let Some((e, bs)) = enc {
+            println!("encoding {e}, {bs} positions per block");
+        }
+        if !missing.is_empty() {
+            let shown: Vec<_> = missing.iter().take(12).cloned().collect();
+            println!(
+                "missing tiers ({}): {}{}",
+                missing.len(),
+                shown.join(" "),
+                if missing.len() > shown.len() {
+                    " …"
+                } else {
+                    ""
+                }
+            );
+        }
+        if bad > 0 {
+            return Err(CliError::failure(format!("{bad} tier file(s) unreadable")));
+        }
+        Ok(())
+    })
+}
