@@ -1,7 +1,7 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase::cli::{bench, rules, solve, CliError};
+use qibase::cli::{bench, report, rules, solve, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -26,6 +26,8 @@ enum Command {
     Perft(rules::PerftArgs),
     /// Solve games by retrograde analysis and write their tablebases.
     Solve(solve::SolveArgs),
+    /// Write the research report of a solved game (markdown and SVG figures).
+    Report(report::ReportArgs),
     /// Benchmark: move generation speed and a solve from scratch in a temporary directory.
     Bench(bench::BenchArgs),
 }
@@ -50,6 +52,7 @@ fn main() {
         Command::Perft(a) => rules::perft_cmd(a),
         Command::Solve(a) => solve::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Report(a) => report::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -3,6 +3,7 @@
 use std::fmt;
 
 pub mod bench;
+pub mod report;
 pub mod rules;
 pub mod solve;
 
