@@ -42,7 +42,7 @@ pub trait ReportGame: Game {
         1
     }
     /// What is counted, for the report's notes.
-    fn counting_note(&self) -> &'static str;
+    fn counting_note(&self) -> String;
 
     /// The same placement with the other side to move (the lock flag kept).
     fn side_swapped(&self, p: &Self::Pos) -> Self::Pos;
@@ -85,6 +85,120 @@ pub trait ReportGame: Game {
     }
 }
 
+/// The geometric symmetries of a w × h grid as point maps (`rank * w + file`):
+/// identity, the two mirrors, the half turn and, on a square board, the
+/// diagonal mirrors and quarter turns.
+fn grid_maps(w: u32, h: u32) -> Vec<Vec<u32>> {
+    let mut maps: Vec<Vec<u32>> = Vec::new();
+    let mut add = |f: &dyn Fn(u32, u32) -> (u32, u32)| {
+        maps.push(
+            (0..w * h)
+                .map(|p| {
+                    let (nf, nr) = f(p % w, p / w);
+                    nr * w + nf
+                })
+                .collect(),
+        )
+    };
+    add(&|f, r| (f, r));
+    add(&|f, r| (w - 1 - f, r));
+    add(&|f, r| (f, h - 1 - r));
+    add(&|f, r| (w - 1 - f, h - 1 - r));
+    if w == h {
+        add(&|f, r| (r, f));
+        add(&|f, r| (w - 1 - r, h - 1 - f));
+        add(&|f, r| (r, w - 1 - f));
+        add(&|f, r| (h - 1 - r, f));
+    }
+    maps
+}
+
+fn map_bb(map: &[u32], bb: u32) -> u32 {
+    let mut out = 0;
+    let mut b = bb;
+    while b != 0 {
+        let p = b.trailing_zeros();
+        b &= b - 1;
+        out |= 1 << map[p as usize];
+    }
+    out
+}
+
+/// The grid symmetries under which the cannon-chess numbering identifies
+/// positions: a bit mask over [`grid_maps`] (bit 0, the identity, always set),
+/// and the maps as fixed arrays.
+#[derive(Clone, Copy)]
+struct CcSyms {
+    mask: u8,
+    maps: [[u8; 32]; 8],
+}
+
+impl CcSyms {
+    fn count(&self) -> usize {
+        self.mask.count_ones() as usize
+    }
+    fn used(&self) -> impl Iterator<Item = &[u8; 32]> {
+        (0..8)
+            .filter(|s| self.mask >> s & 1 != 0)
+            .map(|s| &self.maps[s])
+    }
+}
+
+fn map_bb8(map: &[u8; 32], bb: u32) -> u32 {
+    let mut out = 0;
+    let mut b = bb;
+    while b != 0 {
+        let p = b.trailing_zeros();
+        b &= b - 1;
+        out |= 1 << map[p as usize];
+    }
+    out
+}
+
+thread_local! {
+    /// Per rules hash, the symmetries found by [`cc_syms`].
+    static CC_SYMS: std::cell::RefCell<Vec<(u64, CcSyms)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The grid symmetries the game's numbering uses: those under which a
+/// placement with no symmetry of its own keeps its rank (without symmetry
+/// reduction only the identity).
+fn cc_syms(g: &CannonChess) -> CcSyms {
+    let key = g.rules_hash();
+    if let Some(v) = CC_SYMS.with(|c| c.borrow().iter().find(|(k, _)| *k == key).map(|(_, v)| *v)) {
+        return v;
+    }
+    let w = g.width();
+    let grid = grid_maps(w, g.height());
+    let mut syms = CcSyms {
+        mask: 0,
+        maps: [[0; 32]; 8],
+    };
+    // a1 b1 for the side to move, a2 for the other: fixed by no symmetry.
+    let p = CcPos {
+        me: 0b11,
+        opp: 1 << w,
+        x_to_move: true,
+    };
+    let t = g.tier_of(&p);
+    let r0 = g.rank(t, &p);
+    for (s, m) in grid.iter().enumerate() {
+        for (q, &img) in m.iter().enumerate() {
+            syms.maps[s][q] = img as u8;
+        }
+        let q = CcPos {
+            me: map_bb(m, p.me),
+            opp: map_bb(m, p.opp),
+            x_to_move: true,
+        };
+        if g.rank(t, &q) == r0 {
+            syms.mask |= 1 << s;
+        }
+    }
+    CC_SYMS.with(|c| c.borrow_mut().push((key, syms)));
+    syms
+}
+
 fn grid_xy(w: u32, h: u32) -> Vec<(f64, f64)> {
     (0..w * h)
         .map(|p| ((p % w) as f64, (h - 1 - p / w) as f64))
@@ -105,9 +219,10 @@ fn grid_edges(w: u32, h: u32) -> Vec<(usize, usize)> {
 }
 
 impl ReportGame for Weiming {
-    fn counting_note(&self) -> &'static str {
+    fn counting_note(&self) -> String {
         "Every slot of the weiming table is one position (board, side to move, lock flag); \
          no symmetry is used, so counts are exact position counts."
+            .into()
     }
     fn side_swapped(&self, p: &WeimingPos) -> WeimingPos {
         WeimingPos {
@@ -176,12 +291,43 @@ impl ReportGame for CannonChess {
     fn variant(&self, p: &CcPos) -> u32 {
         u32::from(!p.x_to_move)
     }
-    fn counting_note(&self) -> &'static str {
-        "A tablebase slot is a placement of the pieces of the side to move and of the other side, \
-         colours ignored: it stands for two positions, one with X to move and its colour swap with \
-         O to move, which have the same value. Position counts below count both (twice the slots); \
-         the per-side tables show that X-to-move and O-to-move counts are equal. Reachability tells \
-         the two apart: a slot counts once for each colour with which it can arise from the start."
+    fn orbit_size(&self, p: &CcPos) -> u64 {
+        let syms = cc_syms(self);
+        if syms.mask == 1 {
+            return 1;
+        }
+        let mut images: Vec<(u32, u32)> = syms
+            .used()
+            .map(|m| (map_bb8(m, p.me), map_bb8(m, p.opp)))
+            .collect();
+        images.sort_unstable();
+        images.dedup();
+        images.len() as u64
+    }
+    fn counting_note(&self) -> String {
+        let mut s = String::from(
+            "A tablebase slot is a placement of the pieces of the side to move and of the other side, \
+             colours ignored: it stands for two positions, one with X to move and the one with the colours \
+             of all pieces exchanged and O to move, which have the same value. Position counts below count \
+             both; the per-side tables show that X-to-move and O-to-move counts are equal. Reachability \
+             tells the two apart: a slot counts once for each colour with which it can arise from the start.",
+        );
+        let used = cc_syms(self).count();
+        if used > 1 {
+            s.push_str(&format!(
+                " The table also identifies placements that are mirror or rotation images of each other \
+                 ({} board symmetries): every count weights a slot by the size of its orbit, and a position \
+                 counts as reachable if it or one of its images can arise from the start.",
+                used
+            ));
+        }
+        s
+    }
+    fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
+        let syms = cc_syms(self);
+        (0..counts.len())
+            .map(|q| syms.used().map(|m| counts[m[q] as usize]).sum::<f64>() / syms.count() as f64)
+            .collect()
     }
     fn side_swapped(&self, p: &CcPos) -> CcPos {
         // Same board, other colour to move: the mover's and the other set swap.
@@ -296,12 +442,13 @@ impl ReportGame for Cannons {
         let stab = (0..n).filter(|&s| self.symmetric(s, p) == *p).count();
         (n / stab) as u64
     }
-    fn counting_note(&self) -> &'static str {
+    fn counting_note(&self) -> String {
         "A tablebase slot is one orbit of positions under the 8 symmetries of the square board \
          (rotations and reflections); every count below weights a slot by the size of its orbit, \
          so it counts positions (board and side to move). Reachability is computed on orbits: a \
          position counts as reachable if it or one of its mirror or rotation images can arise \
          from the start."
+            .into()
     }
     fn side_swapped(&self, p: &CannonsPos) -> CannonsPos {
         CannonsPos {

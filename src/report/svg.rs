@@ -213,13 +213,10 @@ pub fn heat_map(
     let top = 72.0;
     let w = left + panel_w * col_names.len() as f64 + 10.0;
     let h = top + panel_h * row_names.len() as f64 + 10.0;
-    let top_share = shares
-        .iter()
-        .flatten()
-        .flatten()
-        .copied()
-        .fold(0.0, f64::max)
-        .max(1e-9);
+    let all = || shares.iter().flatten().flatten().copied();
+    let lo = all().fold(1.0, f64::min);
+    let hi = all().fold(0.0, f64::max);
+    let span = (hi - lo).max(1e-9);
     let mut s = header(w, h);
     text(&mut s, w / 2.0, 22.0, 15, "middle", title);
     text(
@@ -229,8 +226,9 @@ pub fn heat_map(
         11,
         "middle",
         &format!(
-            "share of positions with such a piece on the point; darkest = {:.0}%",
-            100.0 * top_share
+            "share of positions with such a piece on the point; colour from {:.0}% (white) to {:.0}% (dark)",
+            100.0 * lo,
+            100.0 * hi
         ),
     );
     for (c, name) in col_names.iter().enumerate() {
@@ -267,11 +265,11 @@ pub fn heat_map(
                     y - cell * 0.42,
                     cell * 0.84,
                     cell * 0.84,
-                    blue(f / top_share),
+                    blue((f - lo) / span),
                     esc(&names[p]),
                     100.0 * f
                 );
-                let fill = if f / top_share > 0.55 {
+                let fill = if (f - lo) / span > 0.55 {
                     "white"
                 } else {
                     "black"
