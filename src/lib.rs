@@ -6,6 +6,7 @@
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
 //! * [`ai`] — the program's move choice at each difficulty level;
+//! * [`report`] — the research report of a solved game (markdown and SVG);
 //! * [`cli`] — the `qibase` command line.
 
 pub mod ai;
@@ -14,6 +15,7 @@ pub mod cli;
 pub mod game;
 pub mod games;
 pub mod index;
+pub mod report;
 pub mod solver;
 pub mod tablebase;
 pub mod value;

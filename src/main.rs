@@ -1,7 +1,7 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase::cli::{bench, engine, play, query, rules, solve, tbdev, verify, CliError};
+use qibase::cli::{bench, engine, play, query, report, rules, solve, tbdev, verify, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -37,6 +37,8 @@ enum Command {
     /// Measure the codec variants on solved tiers (bits per position).
     #[command(hide = true)]
     MeasureCodec(tbdev::MeasureArgs),
+    /// Write the research report of a solved game (markdown and SVG figures).
+    Report(report::ReportArgs),
     /// Benchmark: move generation speed and a solve from scratch in a temporary directory.
     Bench(bench::BenchArgs),
     /// Play against the program in the terminal (turn timer, hints, undo, difficulty levels).
@@ -75,6 +77,7 @@ fn main() {
         Command::Play(a) => play::run(a),
         Command::Bestmove(a) => engine::bestmove(a),
         Command::Engine(a) => engine::engine(a),
+        Command::Report(a) => report::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

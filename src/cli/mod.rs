@@ -6,6 +6,7 @@ pub mod bench;
 pub mod engine;
 pub mod play;
 pub mod query;
+pub mod report;
 pub mod rules;
 pub mod solve;
 pub mod tbdev;

@@ -1,0 +1,155 @@
+//! `qibase report`: the research report of a solved game, from its tablebase.
+//!
+//! * [`games`] — what the report needs to know about each game beyond the
+//!   [`Game`] trait: how many real positions a slot stands for, how to swap
+//!   the side to move, heat-map layers, the rules in brief;
+//! * [`stats`] — one pass over every tier: counts, histograms, heat maps,
+//!   mutual zugzwangs, the lock-flag effect, reachable values;
+//! * [`reach`] — breadth-first search from the start over the dense index
+//!   space, one bitset per tier;
+//! * [`svg`] — hand-written SVG figures;
+//! * [`markdown`] — the text of the report.
+//!
+//! Output is deterministic: the same tablebase gives byte-identical files.
+
+pub mod games;
+pub mod markdown;
+pub mod reach;
+pub mod stats;
+pub mod svg;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::game::{Game, TierKey};
+use crate::tablebase;
+use crate::value::{Packed, Value};
+
+pub use games::ReportGame;
+
+/// Where to read and write.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// Tablebase directory (`<dir>/<game>/<tier>.qtb`).
+    pub dir: PathBuf,
+    /// Output directory for `<game>.md` and the SVG figures.
+    pub out: PathBuf,
+    /// Where to look for the tablebase of a companion game (the other cannon
+    /// chess board), default `dir`.
+    pub compare_dir: Option<PathBuf>,
+}
+
+/// Check that every tier of `g` is solved in `dir`; a one-line error otherwise.
+pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
+    for t in g.tiers(None) {
+        let name = g.tier_name(t);
+        let path = tablebase::tier_path(dir, g.id(), &name);
+        if !path.exists() {
+            return Err(format!(
+                "no complete tablebase of {} in {}: tier {name} is missing (run `qibase solve {} --dir {}`)",
+                g.id(),
+                dir.display(),
+                g.id(),
+                dir.display()
+            ));
+        }
+        tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// A line of play: each move and the position after it.
+pub type Line<G> = Vec<(<G as Game>::Move, <G as Game>::Pos)>;
+
+/// Probes positions, loading whole tiers on demand and keeping them.
+pub struct Probe<'g, G: Game> {
+    g: &'g G,
+    dir: PathBuf,
+    cache: HashMap<TierKey, Vec<Packed>>,
+}
+
+impl<'g, G: Game> Probe<'g, G> {
+    pub fn new(g: &'g G, dir: &Path) -> Self {
+        Probe {
+            g,
+            dir: dir.to_path_buf(),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The stored value of `p` (side to move's view).
+    pub fn value(&mut self, p: &G::Pos) -> Result<Value, String> {
+        let g = self.g;
+        let t = g.tier_of(p);
+        if !self.cache.contains_key(&t) {
+            let path = tablebase::tier_path(&self.dir, g.id(), &g.tier_name(t));
+            let v = tablebase::read_tier_values(&path, g.id(), g.rules_hash(), t)
+                .map_err(|e| e.to_string())?;
+            self.cache.insert(t, v);
+        }
+        let i = g.rank(t, p) as usize;
+        Value::unpack(self.cache[&t][i]).ok_or_else(|| {
+            format!(
+                "tier {} has no value for position {}",
+                g.tier_name(t),
+                g.format_pos(p)
+            )
+        })
+    }
+
+    /// Every legal move with its value from the mover's view, in the game's
+    /// move order (empty when the game is over).
+    pub fn move_values(&mut self, p: &G::Pos) -> Result<Vec<(G::Move, Value)>, String> {
+        if self.g.game_end(p).is_some() {
+            return Ok(Vec::new());
+        }
+        let mut moves = Vec::new();
+        self.g.moves(p, &mut moves);
+        let mut out = Vec::with_capacity(moves.len());
+        for m in moves {
+            let c = self.g.apply(p, &m);
+            out.push((m, Value::of_move_to(self.value(&c)?)));
+        }
+        Ok(out)
+    }
+
+    /// A principal variation: the best move each ply (the first one in move
+    /// order among equals), until the game ends or `max_plies` are played.
+    pub fn line(&mut self, p: &G::Pos, max_plies: usize) -> Result<Line<G>, String> {
+        let mut out = Vec::new();
+        let mut cur = *p;
+        while out.len() < max_plies {
+            let mv = self.move_values(&cur)?;
+            let Some(best) = mv.iter().map(|(_, v)| *v).max() else {
+                break;
+            };
+            let (m, _) = mv.iter().find(|(_, v)| *v == best).copied().unwrap();
+            cur = self.g.apply(&cur, &m);
+            out.push((m, cur));
+        }
+        Ok(out)
+    }
+}
+
+/// Generate `<out>/<game>.md` and its figures; returns the files written.
+pub fn generate<G: ReportGame>(g: &G, opts: &ReportOptions) -> Result<Vec<PathBuf>, String> {
+    check_complete(g, &opts.dir)?;
+    let pass = stats::run(g, &opts.dir)?;
+    let mut probe = Probe::new(g, &opts.dir);
+    let doc = markdown::build(g, &pass, &mut probe, opts)?;
+    drop(probe);
+    std::fs::create_dir_all(&opts.out)
+        .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
+    let mut written = Vec::new();
+    let mut write = |name: &str, text: &str| -> Result<(), String> {
+        let path = opts.out.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+        Ok(())
+    };
+    write(&format!("{}.md", g.id()), &doc.markdown)?;
+    for (name, svg) in &doc.figures {
+        write(name, svg)?;
+    }
+    Ok(written)
+}
