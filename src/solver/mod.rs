@@ -123,6 +123,7 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
         });
         stats.seconds = t0.elapsed().as_secs_f64();
         stats.threads = rayon::current_num_threads();
+        stats.peak_rss = peak_rss_bytes().unwrap_or(0);
         bar.finish_and_clear();
         drop(lower);
 

@@ -13,7 +13,7 @@ use crate::value::Packed;
 /// First 8 bytes of every tier file.
 pub const MAGIC: [u8; 8] = *b"QIBASETB";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Magic (8) + format version (4) + header body length (4).
 pub const PREAMBLE_LEN: usize = 16;
 /// Bytes of one block-index entry: data offset (u64 LE) + checksum (u64 LE).

@@ -48,6 +48,9 @@ pub struct TierStats {
     pub max_loss: u16,
     pub seconds: f64,
     pub threads: usize,
+    /// Peak resident memory of the solving process when the tier was done
+    /// (bytes; 0 if unknown).
+    pub peak_rss: u64,
 }
 
 /// What the header of a tier file says about the tier.
