@@ -179,6 +179,12 @@ pub trait Game: Send + Sync {
     fn tier_max_pieces(&self, t: TierKey) -> u32;
     /// Number of index slots of the tier.
     fn tier_size(&self, t: TierKey) -> u64;
+    /// Number of positions of the tier: every placement of its material,
+    /// both sides to move, counted without symmetry reduction (so it can be
+    /// larger than `tier_size`).
+    fn tier_positions(&self, t: TierKey) -> u64 {
+        self.tier_size(t)
+    }
     /// The tiers that one move (a capture) can lead to from this tier.
     fn tier_deps(&self, t: TierKey) -> Vec<TierKey>;
     /// Dense index of `p` inside tier `t` (`t == tier_of(p)`).

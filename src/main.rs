@@ -54,12 +54,24 @@ fn main() {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
-            let code = match e.kind() {
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-                _ => 2,
-            };
-            let _ = e.print();
-            std::process::exit(code);
+            match e.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = e.print();
+                    std::process::exit(0);
+                }
+                _ => {
+                    // Bad usage: one line saying what is wrong (clap's first line).
+                    let text = e.render().to_string();
+                    let first = text
+                        .lines()
+                        .find(|l| !l.trim().is_empty())
+                        .unwrap_or("bad arguments");
+                    eprintln!("{} (see qibase --help)", first.trim_end());
+                    std::process::exit(2);
+                }
+            }
         }
     };
     let result: Result<(), CliError> = match &cli.command {

@@ -12,24 +12,24 @@ use crate::with_game;
 
 /// Total number of positions of a game (every placement, both sides to move).
 pub fn total_positions<G: Game>(g: &G) -> u64 {
-    g.tiers(None).iter().map(|&t| g.tier_size(t)).sum()
+    g.tiers(None).iter().map(|&t| g.tier_positions(t)).sum()
 }
 
 pub fn games() -> CliResult {
     println!(
-        "{:<18} {:<34} {:<32} {:<22} {:>16}",
-        "id", "game", "board", "material", "positions"
+        "{:<18} {:>14} {:<30} {:<24} game",
+        "id", "positions", "board", "material"
     );
     for id in GAME_IDS {
         let any = game_by_id(id)?;
         with_game!(any, |g| {
             println!(
-                "{:<18} {:<34} {:<32} {:<22} {:>16}",
+                "{:<18} {:>14} {:<30} {:<24} {}",
                 id,
-                g.title(),
+                total_positions(g),
                 g.board_desc(),
                 g.material_desc(),
-                total_positions(g)
+                g.title()
             );
         });
     }
@@ -131,18 +131,29 @@ pub struct PerftArgs {
 
 /// Number of move sequences of exactly `depth` plies; ended games are not expanded.
 pub fn perft<G: Game>(g: &G, p: &G::Pos, depth: u32) -> u64 {
-    if depth == 0 {
+    // One move buffer per ply, reused: perft measures move generation, not
+    // the allocator.
+    let mut buffers: Vec<Vec<G::Move>> = (0..depth).map(|_| Vec::new()).collect();
+    perft_with(g, p, &mut buffers)
+}
+
+fn perft_with<G: Game>(g: &G, p: &G::Pos, buffers: &mut [Vec<G::Move>]) -> u64 {
+    let Some((ms, rest)) = buffers.split_first_mut() else {
         return 1;
-    }
+    };
     if g.rule_end(p).is_some() {
         return 0;
     }
-    let mut ms = Vec::new();
-    g.moves(p, &mut ms);
-    if depth == 1 {
+    ms.clear();
+    g.moves(p, ms);
+    if rest.is_empty() {
         return ms.len() as u64;
     }
-    ms.iter().map(|m| perft(g, &g.apply(p, m), depth - 1)).sum()
+    let mut total = 0;
+    for m in ms.iter() {
+        total += perft_with(g, &g.apply(p, m), rest);
+    }
+    total
 }
 
 pub fn perft_cmd(a: &PerftArgs) -> CliResult {

@@ -744,6 +744,10 @@ impl Game for Cannons {
         self.t.class_rep.len() as u64 * binom(self.n - self.n_cannons, t) * 2
     }
 
+    fn tier_positions(&self, t: TierKey) -> u64 {
+        binom(self.n, self.n_cannons) * binom(self.n - self.n_cannons, t) * 2
+    }
+
     fn tier_deps(&self, t: TierKey) -> Vec<TierKey> {
         if t >= 1 {
             vec![t - 1]
