@@ -29,16 +29,42 @@ fn tier_files(dir: &Path, game: &str) -> Vec<String> {
 fn solve_writes_one_file_per_tier_and_resumes() {
     let dir = temp_dir("resume");
     let d = dir.to_str().unwrap();
-    let out = qibase(&["solve", "cannon-chess-4x4", "--max-pieces", "2", "--dir", d, "--quiet"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = qibase(&[
+        "solve",
+        "cannon-chess-4x4",
+        "--max-pieces",
+        "2",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("2v2"), "{stdout}");
-    assert!(stdout.lines().last().unwrap().contains("peak memory"), "{stdout}");
+    assert!(
+        stdout.lines().last().unwrap().contains("peak memory"),
+        "{stdout}"
+    );
     let files = tier_files(&dir, "cannon-chess-4x4");
-    assert_eq!(files, ["0v0.qtb", "1v0.qtb", "1v1.qtb", "2v0.qtb", "2v1.qtb", "2v2.qtb"]);
+    assert_eq!(
+        files,
+        ["0v0.qtb", "1v0.qtb", "1v1.qtb", "2v0.qtb", "2v1.qtb", "2v2.qtb"]
+    );
 
     // A second run skips every finished tier.
-    let out = qibase(&["solve", "cannon-chess-4x4", "--max-pieces", "2", "--dir", d, "--quiet"]);
+    let out = qibase(&[
+        "solve",
+        "cannon-chess-4x4",
+        "--max-pieces",
+        "2",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("solved 0 positions"), "{stdout}");
@@ -50,8 +76,20 @@ fn solve_writes_one_file_per_tier_and_resumes() {
     let mut bytes = std::fs::read(&damaged).unwrap();
     bytes.truncate(bytes.len() / 2);
     std::fs::write(&damaged, bytes).unwrap();
-    let out = qibase(&["solve", "cannon-chess-4x4", "--max-pieces", "2", "--dir", d, "--quiet"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = qibase(&[
+        "solve",
+        "cannon-chess-4x4",
+        "--max-pieces",
+        "2",
+        "--dir",
+        d,
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(stdout.matches("(done)").count(), 4, "{stdout}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("2v1"));
