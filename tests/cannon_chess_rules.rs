@@ -5,7 +5,10 @@ mod cannon_chess_support;
 
 use std::collections::{HashMap, HashSet};
 
-use cannon_chess_support::{random_pos, random_pos_counts, NPos, Naive, Rng};
+use cannon_chess_support::{
+    colour_swapped, orbit_counts, random_pos, random_pos_counts, symmetric_strings, NPos, Naive,
+    Rng,
+};
 use qibase::games::cannon_chess::{CannonChess, CcPos};
 use qibase::index::binom;
 use qibase::{EndReason, Game, Value};
@@ -432,29 +435,139 @@ fn diagram_marks_the_last_move() {
 
 // ----- tiers and numbering ---------------------------------------------------
 
+/// Expected slot count and used-slot count of every tier, from Burnside's
+/// lemma (independent of the engine's tables).
+fn expected_sizes(g: &CannonChess) -> HashMap<u32, (u64, u64)> {
+    let (w, h) = (g.width() as usize, g.height() as usize);
+    let n = (w * h) as u32;
+    let orb = orbit_counts(w, h, 6);
+    let mut m = HashMap::new();
+    for t in g.tiers(None) {
+        let (a, b) = ((t / 16) as usize, (t % 16) as usize);
+        // Classes of mover sets: orbits of (mover set, empty set).
+        let half = |a: usize, b: usize| orb[a][0] * binom(n - a as u32, b as u32);
+        let (slots, used) = if a == b {
+            (half(a, b), orb[a][b])
+        } else {
+            (half(a, b) + half(b, a), orb[a][b] + orb[b][a])
+        };
+        m.insert(t, (slots, used));
+    }
+    m
+}
+
 #[test]
 fn total_sizes() {
-    let g = std_game();
-    let total: u64 = g.tiers(None).iter().map(|&t| g.tier_size(t)).sum();
-    assert_eq!(total, 509_103_141);
-    assert_eq!(2 * total, 1_018_206_282);
-    let s = small_game();
-    let total: u64 = s.tiers(None).iter().map(|&t| s.tier_size(t)).sum();
-    assert_eq!(total, 21_094_789);
-    // Independent count: ordered (mover, other) placements.
-    for (g, n) in [(std_game(), 20), (small_game(), 16)] {
-        let mut want = 0;
+    // Slots (tier sizes) and used slots (one per symmetry class of
+    // (mover set, other set); colour swaps share a slot too).
+    for (g, slots, used, classes) in [
+        (
+            std_game(),
+            129_570_073,
+            127_303_513,
+            [1, 6, 56, 294, 1_253, 3_912, 9_808],
+        ),
+        (
+            small_game(),
+            2_862_458,
+            2_644_031,
+            [1, 3, 21, 77, 252, 567, 1_051],
+        ),
+    ] {
+        let want = expected_sizes(&g);
+        let mut total = 0;
+        let mut total_used = 0;
+        for t in g.tiers(None) {
+            assert_eq!(g.tier_size(t), want[&t].0, "{}", g.tier_name(t));
+            total += want[&t].0;
+            total_used += want[&t].1;
+        }
+        assert_eq!((total, total_used), (slots, used), "{}", g.id());
+        let orb = orbit_counts(g.width() as usize, g.height() as usize, 6);
+        for (m, &c) in classes.iter().enumerate() {
+            assert_eq!(g.set_classes(m as u32), c);
+            assert_eq!(orb[m][0], c);
+        }
+    }
+    // Before symmetry reduction: every ordered (mover, other) placement had
+    // its own slot, 509,103,141 on 5 × 4 and 21,094,789 on 4 × 4.
+    for (n, before) in [(20, 509_103_141), (16, 21_094_789)] {
+        let mut placements = 0;
         for a in 0..=6 {
             for b in 0..=6 {
-                want += binom(n, a) * binom(n - a, b);
+                placements += binom(n, a) * binom(n - a, b);
             }
         }
-        let total: u64 = g.tiers(None).iter().map(|&t| g.tier_size(t)).sum();
-        assert_eq!(total, want);
+        assert_eq!(placements, before);
     }
-    assert_eq!(g.tier_size(6 * 16 + 6), binom(20, 6) * binom(14, 6));
+    let g = std_game();
+    assert_eq!(g.symmetry_count(), 4);
+    assert_eq!(small_game().symmetry_count(), 8);
+    assert_eq!(g.tier_size(6 * 16 + 6), 9_808 * binom(14, 6));
     assert_eq!(g.tier_name(6 * 16 + 5), "6v5");
     assert_eq!(g.tier_max_pieces(6 * 16 + 5), 6);
+}
+
+#[test]
+fn engine_symmetries_match_the_naive_ones() {
+    for g in [std_game(), small_game()] {
+        let (w, h) = (g.width() as usize, g.height() as usize);
+        let mut rng = Rng(11);
+        for _ in 0..2000 {
+            let s = random_pos(&mut rng, w, h, 6);
+            let p = g.parse_pos(&s).unwrap();
+            let mut engine: Vec<String> = (0..g.symmetry_count())
+                .map(|k| g.format_pos(&g.symmetric(k, &p)))
+                .collect();
+            let mut naive = symmetric_strings(&s, w, h);
+            assert_eq!(g.format_pos(&g.symmetric(0, &p)), s);
+            engine.sort();
+            naive.sort();
+            assert_eq!(engine, naive, "{s}");
+        }
+    }
+}
+
+/// The rules commute with every board symmetry: the children of an image
+/// are the images of the children, and the rule end is the same.
+#[test]
+fn rules_are_invariant_under_the_symmetries() {
+    for g in [std_game(), small_game()] {
+        let (w, h) = (g.width() as usize, g.height() as usize);
+        let mut rng = Rng(12);
+        let mut ms = Vec::new();
+        for _ in 0..5000 {
+            let s = random_pos(&mut rng, w, h, 6);
+            let p = g.parse_pos(&s).unwrap();
+            let children = |q: &CcPos, ms: &mut Vec<_>| -> Vec<CcPos> {
+                ms.clear();
+                g.moves(q, ms);
+                ms.iter().map(|m| g.apply(q, m)).collect()
+            };
+            let kids = children(&p, &mut ms);
+            for k in 0..g.symmetry_count() {
+                let q = g.symmetric(k, &p);
+                assert_eq!(
+                    g.game_end(&q).map(|e| e.value),
+                    g.game_end(&p).map(|e| e.value)
+                );
+                let mut got: Vec<(u32, u32)> = children(&q, &mut ms)
+                    .iter()
+                    .map(|c| (c.me, c.opp))
+                    .collect();
+                let mut want: Vec<(u32, u32)> = kids
+                    .iter()
+                    .map(|c| {
+                        let c = g.symmetric(k, c);
+                        (c.me, c.opp)
+                    })
+                    .collect();
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(got, want, "{s} under symmetry {k}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -534,31 +647,52 @@ fn moves_stay_in_tier_or_go_to_a_dep() {
     }
 }
 
-fn check_slot(g: &CannonChess, t: u32, i: u64) {
+/// Check slot `i` of tier `t`; true if it is used.
+fn check_slot(g: &CannonChess, t: u32, i: u64) -> bool {
     let p = g.unrank(t, i);
     assert!(p.x_to_move);
     assert_eq!(p.me & p.opp, 0);
     assert_eq!((p.me | p.opp) >> (g.width() * g.height()), 0);
     assert_eq!(g.tier_of(&p), t);
-    assert_eq!(g.rank(t, &p), i, "{}", g.format_pos(&p));
-    let swapped = CcPos {
-        x_to_move: false,
-        ..p
-    };
-    assert_eq!(g.rank(t, &swapped), i);
+    let r = g.rank(t, &p);
+    if r != i {
+        // An unused slot: its position is stored in an earlier slot, under
+        // a symmetric image.
+        assert!(r < i, "{}", g.format_pos(&p));
+        let q = g.unrank(t, r);
+        assert_eq!(g.rank(t, &q), r);
+        assert!(
+            (0..g.symmetry_count()).any(|k| g.symmetric(k, &p) == q),
+            "{} stored as {}",
+            g.format_pos(&p),
+            g.format_pos(&q)
+        );
+        return false;
+    }
+    // Every image, and its colour swap, has the same rank.
+    for k in 0..g.symmetry_count() {
+        let q = g.symmetric(k, &p);
+        assert_eq!(g.rank(t, &q), i, "{} image {k}", g.format_pos(&p));
+        let swapped = CcPos {
+            x_to_move: false,
+            ..q
+        };
+        assert_eq!(g.rank(t, &swapped), i);
+    }
+    true
 }
 
 #[test]
 fn rank_unrank_exhaustive_on_small_tiers() {
     for g in [std_game(), small_game()] {
+        let want = expected_sizes(&g);
         for t in g.tiers(None) {
             let size = g.tier_size(t);
             if size > 3_000_000 {
                 continue;
             }
-            for i in 0..size {
-                check_slot(&g, t, i);
-            }
+            let used = (0..size).filter(|&i| check_slot(&g, t, i)).count() as u64;
+            assert_eq!(used, want[&t].1, "{} {}", g.id(), g.tier_name(t));
         }
     }
 }
@@ -582,22 +716,27 @@ fn rank_unrank_random_on_all_tiers() {
                 assert_eq!(g.tier_of(&p), t);
                 let i = g.rank(t, &p);
                 assert!(i < size);
-                // The slot holds this position, seen with X to move.
+                // The slot is a used one and holds a symmetric image of
+                // this position, seen with the side to move as X.
                 let q = g.unrank(t, i);
-                assert_eq!((q.me, q.opp), (p.me, p.opp));
-                // The colour swap (other side to move, colours exchanged) shares the rank.
-                let (xs, os) = s.split_once(' ').unwrap();
-                let swapped: String = xs
-                    .chars()
-                    .map(|c| match c {
-                        'X' => 'O',
-                        'O' => 'X',
-                        c => c,
-                    })
-                    .collect();
-                let other = if os == "X" { "O" } else { "X" };
-                let ps = g.parse_pos(&format!("{swapped} {other}")).unwrap();
-                assert_eq!(g.rank(t, &ps), i);
+                assert_eq!(g.rank(t, &q), i, "{s}");
+                let as_x = g.format_pos(&CcPos {
+                    x_to_move: true,
+                    ..p
+                });
+                assert!(
+                    symmetric_strings(&as_x, w, h).contains(&g.format_pos(&q)),
+                    "{s} stored as {}",
+                    g.format_pos(&q)
+                );
+                // Every image, and the colour swap of every image (other
+                // side to move, colours exchanged), shares the rank.
+                for img in symmetric_strings(&s, w, h) {
+                    for v in [colour_swapped(&img), img] {
+                        let pv = g.parse_pos(&v).unwrap();
+                        assert_eq!(g.rank(t, &pv), i, "{s} vs {v}");
+                    }
+                }
             }
         }
     }
@@ -609,13 +748,16 @@ fn key(p: &CcPos) -> (u32, u32, bool) {
     (p.me, p.opp, p.x_to_move)
 }
 
-/// Exhaustive: over every position q of a tier (X to move), the in-tier
-/// children with their parents must be exactly what `unmoves` lists.
+/// Exhaustive: over every stored position q of a tier (X to move), the
+/// in-tier children, by slot, with the slots of their parents must be
+/// exactly what `unmoves` of the stored positions give, by slot. Un-moves
+/// are real positions, not canonicalised: some are not stored as they are.
 fn unmoves_exact_on_tier(g: &CannonChess, t: u32) {
     let size = g.tier_size(t) as usize;
+    let used = |i: u64| g.rank(t, &g.unrank(t, i)) == i;
     let mut parents: Vec<HashSet<u64>> = vec![HashSet::new(); size];
     let mut ms = Vec::new();
-    for i in 0..size as u64 {
+    for i in (0..size as u64).filter(|&i| used(i)) {
         let q = g.unrank(t, i);
         if g.rule_end(&q).is_some() {
             continue;
@@ -631,7 +773,12 @@ fn unmoves_exact_on_tier(g: &CannonChess, t: u32) {
         }
     }
     let mut um = Vec::new();
+    let mut not_stored = 0;
     for i in 0..size as u64 {
+        if !used(i) {
+            assert!(parents[i as usize].is_empty());
+            continue;
+        }
         let p = g.unrank(t, i);
         um.clear();
         g.unmoves(&p, &mut um);
@@ -642,7 +789,16 @@ fn unmoves_exact_on_tier(g: &CannonChess, t: u32) {
                     !q.x_to_move,
                     "parent of an X-to-move position has O to move"
                 );
-                g.rank(t, q)
+                // A real parent: one of its moves leads to p exactly.
+                ms.clear();
+                g.moves(q, &mut ms);
+                assert!(ms.iter().any(|m| key(&g.apply(q, m)) == key(&p)));
+                let r = g.rank(t, q);
+                let stored = g.unrank(t, r);
+                if (stored.me, stored.opp) != (q.me, q.opp) {
+                    not_stored += 1;
+                }
+                r
             })
             .collect();
         assert_eq!(
@@ -653,6 +809,8 @@ fn unmoves_exact_on_tier(g: &CannonChess, t: u32) {
             g.tier_name(t)
         );
     }
+    let total: usize = parents.iter().map(|s| s.len()).sum();
+    assert!(total == 0 || not_stored > 0, "{}", g.tier_name(t));
 }
 
 #[test]

@@ -178,7 +178,8 @@ fn weiming_matches_brute_force() {
 #[test]
 fn cannon_chess_4x4_three_a_side_matches_brute_force() {
     let g = CannonChess::four_by_four();
-    compare(&g, Some(3));
+    // One position per class under the 8 board symmetries and colour swap.
+    assert_eq!(compare(&g, Some(3)), 35_095);
     consistent(&g, Some(3));
     thread_independent(&g, Some(3));
 }
@@ -186,7 +187,8 @@ fn cannon_chess_4x4_three_a_side_matches_brute_force() {
 #[test]
 fn cannon_chess_three_a_side_matches_brute_force() {
     let g = CannonChess::standard();
-    compare(&g, Some(3));
+    // One position per class under the 4 board symmetries and colour swap.
+    assert_eq!(compare(&g, Some(3)), 291_315);
     consistent(&g, Some(3));
     thread_independent(&g, Some(3));
 }
