@@ -885,6 +885,16 @@ impl Game for CannonChess {
         }
     }
 
+    fn tier_positions(&self, t: TierKey) -> u64 {
+        // Every placement of a and b pieces, either colour holding a, and
+        // either side to move.
+        let (a, b) = (t / 16, t % 16);
+        let n = self.n as u32;
+        let placements = binom(n, a) * binom(n - a, b);
+        let colourings = if a == b { 1 } else { 2 };
+        placements * colourings * 2
+    }
+
     fn tier_deps(&self, t: TierKey) -> Vec<TierKey> {
         let (a, b) = (t / 16, t % 16);
         let mut v = Vec::new();
