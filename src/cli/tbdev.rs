@@ -152,18 +152,7 @@ pub fn bench_probe(a: &BenchProbeArgs) -> CliResult {
             rng ^= rng << 17;
             rng
         };
-        let tiers: Vec<_> = g
-            .tiers(None)
-            .into_iter()
-            .filter(|&t| tier_path(&a.dir, g.id(), &g.tier_name(t)).exists())
-            .collect();
-        if tiers.is_empty() {
-            return Err(CliError::failure(format!(
-                "no tier files of {} in {}",
-                g.id(),
-                a.dir.display()
-            )));
-        }
+        let tiers = super::verify::present_tiers(g, &a.dir)?;
         let sample = 1 << 16;
         let mut positions = Vec::with_capacity(sample);
         while positions.len() < sample {

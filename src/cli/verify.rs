@@ -114,28 +114,35 @@ fn check_tier<G: Game>(
     (checked.into_inner(), total, examples)
 }
 
+/// The tiers of `g` that have a file in `dir`, or an error naming the
+/// command that makes them.
+pub fn present_tiers<G: Game>(g: &G, dir: &std::path::Path) -> Result<Vec<TierKey>, CliError> {
+    let tiers: Vec<TierKey> = g
+        .tiers(None)
+        .into_iter()
+        .filter(|&t| tier_path(dir, g.id(), &g.tier_name(t)).exists())
+        .collect();
+    if tiers.is_empty() {
+        return Err(CliError::failure(format!(
+            "no tier files of {} in {} (`qibase solve {}{}` makes them)",
+            g.id(),
+            dir.join(g.id()).display(),
+            g.id(),
+            if dir == std::path::Path::new("tablebases") {
+                String::new()
+            } else {
+                format!(" --dir {}", dir.display())
+            }
+        )));
+    }
+    Ok(tiers)
+}
+
 pub fn verify(a: &VerifyArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
         let t0 = Instant::now();
-        let tiers: Vec<TierKey> = g
-            .tiers(None)
-            .into_iter()
-            .filter(|&t| tier_path(&a.dir, g.id(), &g.tier_name(t)).exists())
-            .collect();
-        if tiers.is_empty() {
-            return Err(CliError::failure(format!(
-                "no tier files of {} in {} (`qibase solve {}{}` makes them)",
-                g.id(),
-                a.dir.join(g.id()).display(),
-                g.id(),
-                if a.dir == std::path::Path::new("tablebases") {
-                    String::new()
-                } else {
-                    format!(" --dir {}", a.dir.display())
-                }
-            )));
-        }
+        let tiers = present_tiers(g, &a.dir)?;
         let load = |t: TierKey| -> Result<Vec<Packed>, TbError> {
             let path = tier_path(&a.dir, g.id(), &g.tier_name(t));
             TierFile::open(&path, g.id(), g.rules_hash(), t)?.read_all()
