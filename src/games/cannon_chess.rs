@@ -889,7 +889,7 @@ impl Game for CannonChess {
         // Every placement of a and b pieces, either colour holding a, and
         // either side to move.
         let (a, b) = (t / 16, t % 16);
-        let n = self.n as u32;
+        let n = self.n;
         let placements = binom(n, a) * binom(n - a, b);
         let colourings = if a == b { 1 } else { 2 };
         placements * colourings * 2
