@@ -170,3 +170,60 @@ fn report_without_tablebase_fails_with_one_line() {
     assert!(!out.join("weiming.md").exists());
     let _ = std::fs::remove_dir_all(&tb);
 }
+
+/// A game stored with symmetry reduction (colour swap and the 8 symmetries
+/// of the 4×4 board): the report must count positions, not table slots, and
+/// must skip the unused slots (which the tablebase fills with "don't care"
+/// values).
+#[test]
+fn symmetric_tables_count_positions_not_slots() {
+    use qibase::games::CannonChess;
+    let g = CannonChess::four_by_four();
+    let tb = temp_dir("tb44");
+    let out = temp_dir("out44");
+    let (tbs, o) = (tb.to_str().unwrap(), out.to_str().unwrap());
+    let s = qibase(&["solve", "cannon-chess-4x4", "--dir", tbs, "--quiet"]);
+    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
+    let r = qibase(&["report", "cannon-chess-4x4", "--dir", tbs, "--out", o]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let md = std::fs::read_to_string(out.join("cannon-chess-4x4.md")).unwrap();
+
+    let total: u64 = g.tiers(None).iter().map(|&t| g.tier_positions(t)).sum();
+    assert_eq!(total, 42_189_578);
+    let slots: u64 = g.tiers(None).iter().map(|&t| g.tier_size(t)).sum();
+    let used: u64 = g
+        .tiers(None)
+        .iter()
+        .map(|&t| {
+            (0..g.tier_size(t))
+                .filter(|&i| g.rank(t, &g.unrank(t, i)) == i)
+                .count() as u64
+        })
+        .sum();
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("- Positions:"))
+        .expect("positions line");
+    let expected = format!(
+        "- Positions: {} in all ({} table slots, {} of them holding a position)",
+        group(total),
+        group(slots),
+        group(used)
+    );
+    assert!(line.starts_with(&expected), "{line}\nexpected {expected}");
+    let _ = std::fs::remove_dir_all(&tb);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// 1234567 → "1,234,567", as the report writes numbers.
+fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (k, c) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -60,44 +60,46 @@ pub fn run(a: &SolveArgs) -> CliResult {
         progress: !a.quiet,
     };
     let t0 = Instant::now();
-    let mut solved = 0u64;
+    let (mut solved, mut slots) = (0u64, 0u64);
     for (id, any) in ids.iter().zip(&games) {
         let reports = with_game!(any, |g| pool.install(|| solve_game(g, &opts)))?;
         print_table(id, &reports);
-        solved += reports
-            .iter()
-            .filter(|r| !r.skipped)
-            .map(|r| r.positions)
-            .sum::<u64>();
+        for r in reports.iter().filter(|r| !r.skipped) {
+            solved += r.positions;
+            slots += r.slots;
+        }
     }
     let secs = t0.elapsed().as_secs_f64();
     let peak = peak_rss_bytes().map_or("unknown".into(), |b| {
         format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
     });
     println!(
-        "solved {solved} positions in {secs:.2} s ({:.2} M positions/s), {} threads, peak memory {peak}",
+        "solved {solved} positions ({slots} index slots) in {secs:.2} s ({:.2} M positions/s, {:.2} M slots/s), {} threads, peak memory {peak}",
         solved as f64 / secs.max(1e-9) / 1e6,
+        slots as f64 / secs.max(1e-9) / 1e6,
         pool.current_num_threads()
     );
     Ok(())
 }
 
+/// Per tier: index slots and, among the slots holding a position, how many
+/// are wins, losses and draws for the side to move.
 fn print_table(id: &str, reports: &[TierReport]) {
     println!("{id}");
     println!(
         "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9} {:>10}",
-        "tier", "positions", "wins", "losses", "draws", "max win", "max loss", "seconds", "M pos/s"
+        "tier", "slots", "wins", "losses", "draws", "max win", "max loss", "seconds", "M slots/s"
     );
     for r in reports {
         let s = &r.stats;
         let rate = if r.skipped {
             "(done)".to_string()
         } else {
-            format!("{:.2}", r.positions as f64 / s.seconds.max(1e-9) / 1e6)
+            format!("{:.2}", r.slots as f64 / s.seconds.max(1e-9) / 1e6)
         };
         println!(
             "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9.2} {:>10}",
-            r.name, r.positions, s.wins, s.losses, s.draws, s.max_win, s.max_loss, s.seconds, rate
+            r.name, r.slots, s.wins, s.losses, s.draws, s.max_win, s.max_loss, s.seconds, rate
         );
     }
 }

@@ -402,7 +402,7 @@ impl ReportGame for CannonChess {
             for t in g.tiers(None) {
                 let path = tablebase::tier_path(d, g.id(), &g.tier_name(t));
                 tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t).ok()?;
-                n += 2 * g.tier_size(t);
+                n += g.tier_positions(t);
             }
             Some(n)
         };

@@ -240,6 +240,11 @@ pub fn tier_stats<G: ReportGame>(
                     let Some(v) = Value::unpack(pk) else { continue };
                     let i = (c * CHUNK + j) as u64;
                     let p0 = g.unrank(t, i);
+                    // Unused slots (symmetry reduction) hold "don't care"
+                    // values in the tablebase: skip them by their rank.
+                    if g.rank(t, &p0) != i {
+                        continue;
+                    }
                     let w = g.orbit_size(&p0);
                     acc.used_slots += 1;
                     for var in 0..variants {

@@ -41,6 +41,10 @@ pub struct SolveOptions {
 pub struct TierReport {
     pub tier: TierKey,
     pub name: String,
+    /// Index slots of the tier (what the solver works on).
+    pub slots: u64,
+    /// Positions the tier stands for (every placement, both sides to move,
+    /// without symmetry reduction).
     pub positions: u64,
     pub stats: TierStats,
     /// `true` if the tier was already solved on disk and skipped.
@@ -71,13 +75,15 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
         let name = g.tier_name(t);
         let path = tablebase::tier_path(&opts.dir, g.id(), &name);
         let positions = g.tier_size(t);
+        let real = g.tier_positions(t);
         if path.exists() {
             match tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t) {
                 Ok(meta) => {
                     reports.push(TierReport {
                         tier: t,
                         name,
-                        positions,
+                        slots: positions,
+                        positions: real,
                         stats: meta.stats,
                         skipped: true,
                     });
@@ -145,7 +151,8 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
         reports.push(TierReport {
             tier: t,
             name,
-            positions,
+            slots: positions,
+            positions: real,
             stats,
             skipped: false,
         });
