@@ -256,9 +256,9 @@ pub fn info(a: &InfoArgs) -> CliResult {
         println!(
             "{:>8} {:>12} {:>12} {:>9} {:>11} {:>11} {:>11} {:>11} {:>7} {:>8} {:>9}",
             "tier",
-            "positions",
+            "slots",
             "file bytes",
-            "bits/pos",
+            "bits/used",
             "wins",
             "losses",
             "draws",
@@ -268,6 +268,7 @@ pub fn info(a: &InfoArgs) -> CliResult {
             "seconds"
         );
         let (mut pos, mut bytes, mut present, mut bad) = (0u64, 0u64, 0usize, 0usize);
+        let mut real = 0u64;
         let mut missing = Vec::new();
         let mut enc = None;
         let all = g.tiers(None);
@@ -297,6 +298,7 @@ pub fn info(a: &InfoArgs) -> CliResult {
                         s.seconds
                     );
                     pos += used;
+                    real += g.tier_positions(t);
                     bytes += f.file_len();
                     present += 1;
                     enc = Some((f.header().encoding.name(), f.header().block_size));
@@ -308,9 +310,13 @@ pub fn info(a: &InfoArgs) -> CliResult {
             }
         }
         println!(
-            "{present} of {} tiers present, {pos} positions, {bytes} bytes, {:.3} bits/position",
+            "{present} of {} tiers present, {pos} stored positions, {bytes} bytes, {:.3} bits/stored position",
             all.len(),
             bytes as f64 * 8.0 / pos.max(1) as f64
+        );
+        println!(
+            "they stand for {real} positions (every placement, both sides to move): {:.3} bits/position",
+            bytes as f64 * 8.0 / real.max(1) as f64
         );
         if let Some((e, bs)) = enc {
             println!("encoding {e}, {bs} positions per block");
