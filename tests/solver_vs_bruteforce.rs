@@ -142,8 +142,16 @@ fn consistent<G: Game>(g: &G, max: Option<u32>) {
         for d in g.tier_deps(t) {
             lower.add(d, &solved[&d]);
         }
-        let (bad, count) = check_tier(g, t, &solved[&t], &lower, 5);
-        assert_eq!(count, 0, "{} tier {}: {:?}", g.id(), g.tier_name(t), bad);
+        let report = check_tier(g, t, &solved[&t], &lower, 5, &|_| {});
+        assert!(report.checked > 0);
+        assert_eq!(
+            report.inconsistent,
+            0,
+            "{} tier {}: {:?}",
+            g.id(),
+            g.tier_name(t),
+            report.examples
+        );
     }
 }
 

@@ -3,18 +3,17 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use super::{game_by_id, CliError, CliResult};
 use crate::game::{Game, TierKey};
+use crate::solver::{check_tier, Lower};
 use crate::tablebase::{tier_path, TbError, TierFile};
-use crate::value::{Packed, Value};
+use crate::value::Packed;
 use crate::with_game;
 
 #[derive(Args, Debug)]
@@ -27,91 +26,6 @@ pub struct VerifyArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
-}
-
-/// The value position `p` must have given the stored values of its children;
-/// `None` if a child has no stored value.
-fn derive<G: Game>(
-    g: &G,
-    p: &G::Pos,
-    child: &impl Fn(&G::Pos) -> Option<Value>,
-    moves: &mut Vec<G::Move>,
-) -> Option<Value> {
-    if let Some(end) = g.rule_end(p) {
-        return Some(end.value);
-    }
-    moves.clear();
-    g.moves(p, moves);
-    let mut best: Option<Value> = None;
-    for m in moves.iter() {
-        let v = Value::of_move_to(child(&g.apply(p, m))?);
-        best = Some(best.map_or(v, |b| b.max(v)));
-    }
-    Some(best.unwrap_or(Value::Loss(0)))
-}
-
-/// Check tier `t` (`values`) against its children; returns
-/// (checked positions, inconsistencies, first few examples).
-fn check_tier<G: Game>(
-    g: &G,
-    t: TierKey,
-    values: &[Packed],
-    lower: &HashMap<TierKey, Arc<Vec<Packed>>>,
-    bar: &ProgressBar,
-) -> (u64, u64, Vec<String>) {
-    let n = values.len() as u64;
-    let chunk = 1u64 << 14;
-    let checked = AtomicU64::new(0);
-    let parts: Vec<(u64, Vec<String>)> = (0..n.div_ceil(chunk))
-        .into_par_iter()
-        .map(|c| {
-            let mut bad = 0u64;
-            let mut examples = Vec::new();
-            let mut moves = Vec::new();
-            let mut used = 0u64;
-            let child = |q: &G::Pos| {
-                let ct = g.tier_of(q);
-                let table = if ct == t {
-                    values
-                } else {
-                    lower.get(&ct)?.as_slice()
-                };
-                Value::unpack(*table.get(g.rank(ct, q) as usize)?)
-            };
-            let end = ((c + 1) * chunk).min(n);
-            for i in c * chunk..end {
-                let p = g.unrank(t, i);
-                if g.rank(t, &p) != i {
-                    continue; // unused slot
-                }
-                used += 1;
-                let stored = Value::unpack(values[i as usize]);
-                let expected = derive(g, &p, &child, &mut moves);
-                if stored.is_none() || stored != expected {
-                    bad += 1;
-                    if examples.len() < 3 {
-                        examples.push(format!(
-                            "{}: stored {}, expected {}",
-                            g.format_pos(&p),
-                            stored.map_or("nothing".into(), |v| v.to_string()),
-                            expected.map_or("? (a child has no value)".into(), |v| v.to_string())
-                        ));
-                    }
-                }
-            }
-            checked.fetch_add(used, Ordering::Relaxed);
-            bar.inc(end - c * chunk);
-            (bad, examples)
-        })
-        .collect();
-    let mut total = 0;
-    let mut examples = Vec::new();
-    for (b, e) in parts {
-        total += b;
-        examples.extend(e);
-    }
-    examples.truncate(5);
-    (checked.into_inner(), total, examples)
 }
 
 /// The tiers of `g` that have a file in `dir`, or an error naming the
@@ -198,8 +112,22 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
                 b.set_prefix(name.clone());
                 b
             };
-            let (checked, bad, examples) = check_tier(g, t, &values, &lower, &bar);
+            let mut deps = Lower::new();
+            for (d, v) in &lower {
+                deps.add(*d, v);
+            }
+            let report = check_tier(g, t, &values, &deps, 5, &|k| bar.inc(k));
             bar.finish_and_clear();
+            let (checked, bad) = (report.checked, report.inconsistent);
+            let examples = report.examples.iter().map(|e| {
+                format!(
+                    "{}: stored {}, expected {}",
+                    g.format_pos(&g.unrank(t, e.index)),
+                    e.stored.map_or("nothing".into(), |v| v.to_string()),
+                    e.expected
+                        .map_or("? (a child has no value)".into(), |v| v.to_string())
+                )
+            });
             positions += checked;
             problems += bad;
             println!(

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-pub use check::{check_tier, Inconsistency};
+pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use memory::peak_rss_bytes;
 pub use tier::{solve_tier, Lower, Progress};
 

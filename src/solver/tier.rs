@@ -51,16 +51,20 @@ impl<'a> Lower<'a> {
         self.tiers.push((t, values));
     }
 
-    /// The solved value of slot `i` of tier `t`.
+    /// The solved value of slot `i` of tier `t`; `None` if the tier is not
+    /// loaded or the slot holds no value.
+    #[inline]
+    pub fn get(&self, t: TierKey, i: u64) -> Option<Value> {
+        let table = self.tiers.iter().find(|(k, _)| *k == t)?.1;
+        Value::unpack(*table.get(i as usize)?)
+    }
+
+    /// The solved value of slot `i` of tier `t`, which a dependency must have.
     #[inline]
     pub fn value(&self, t: TierKey, i: u64) -> Value {
-        let table = self
-            .tiers
-            .iter()
-            .find(|(k, _)| *k == t)
-            .map(|(_, v)| *v)
-            .unwrap_or_else(|| panic!("tier {t} is not loaded (missing tier dependency)"));
-        Value::unpack(table[i as usize]).expect("lower tier has an undecided value")
+        self.get(t, i).unwrap_or_else(|| {
+            panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
+        })
     }
 }
 
