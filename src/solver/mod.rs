@@ -5,7 +5,6 @@
 //! order, loads each tier's dependencies from disk, writes every finished
 //! tier atomically and skips tiers that are already solved (resumable).
 
-mod arena;
 mod check;
 mod memory;
 mod tier;

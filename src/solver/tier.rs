@@ -11,7 +11,6 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::arena::Arena;
 use crate::game::{Game, TierKey};
 use crate::tablebase::TierStats;
 use crate::value::{Packed, Value, UNDECIDED};
@@ -105,6 +104,18 @@ impl Buckets {
     }
 }
 
+/// View a zeroed `Vec<u16>` as atomics (identical layout, see `AtomicU16`'s docs).
+fn as_atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
+    // SAFETY: AtomicU16 has the same size and bit validity as u16, and the
+    // exclusive borrow guarantees no non-atomic access while the view lives.
+    unsafe { &*(v as *mut [u16] as *const [AtomicU16]) }
+}
+
+fn as_atomic_u8(v: &mut [u8]) -> &[AtomicU8] {
+    // SAFETY: as above for u8.
+    unsafe { &*(v as *mut [u8] as *const [AtomicU8]) }
+}
+
 /// The largest remoteness among the lower-tier children of `p` that are wins
 /// for the opponent (the position is known to have no loss or draw child).
 fn lower_max_win<G: Game>(
@@ -140,99 +151,97 @@ pub fn solve_tier<G: Game>(
 ) -> (Vec<Packed>, TierStats) {
     let n = g.tier_size(t) as usize;
     assert!(n <= u32::MAX as usize, "tier too large for 32-bit indices");
-    let value_arena = Arena::zeroed(n, 2).expect("cannot map memory for the tier's values");
-    let counter_arena = Arena::zeroed(n, 1).expect("cannot map memory for the tier's counters");
-    let values = value_arena.u16s();
-    let counters = counter_arena.u8s();
+    let mut value_store = vec![UNDECIDED; n];
+    let mut counter_store = vec![0u8; n];
+    {
+        let values = as_atomic_u16(&mut value_store);
+        let counters = as_atomic_u8(&mut counter_store);
 
-    // 1. Initial pass: rule ends, lower-tier children, in-tier counters.
-    // Each task hands its finds to the shared queues as it ends, so the
-    // extra memory stays bounded by a few tasks' worth.
-    let queues = Mutex::new((Buckets::default(), Buckets::default()));
-    (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-        let mut f = Found::default();
-        let mut moves = Vec::new();
-        let mut in_tier: Vec<u32> = Vec::new();
-        let lo = c * CHUNK;
-        let hi = (lo + CHUNK).min(n);
-        for i in lo..hi {
-            init_position(
-                g,
-                t,
-                i,
-                lower,
-                values,
-                counters,
-                &mut moves,
-                &mut in_tier,
-                &mut f,
-            );
-        }
-        let mut q = queues.lock().unwrap();
-        q.0.push_all(&f.decided);
-        q.1.push_all(&f.tentative);
-        drop(q);
-        progress(Progress::Initial((hi - lo) as u64));
-    });
-    let (mut buckets, mut tentative) = queues.into_inner().unwrap();
-
-    // 2. Propagate level by level.
-    let mut level = 0usize;
-    let mut decided = 0u64;
-    while level < buckets.len() || level < tentative.len() {
-        let mut current = buckets.take(level);
-        let won = Value::Win(level as u16).pack();
-        for i in tentative.take(level) {
-            if values[i as usize]
-                .compare_exchange(UNDECIDED, won, Relaxed, Relaxed)
-                .is_ok()
-            {
-                current.push(i);
-            }
-        }
-        let shared = Mutex::new(&mut buckets);
-        current.par_chunks(CHUNK / 4).for_each(|chunk| {
-            let mut out = Vec::new();
-            let mut parents = Vec::new();
-            let mut ranks: Vec<u32> = Vec::new();
+        // 1. Initial pass: rule ends, lower-tier children, in-tier counters.
+        // Each task hands its finds to the shared queues as it ends, so the
+        // extra memory stays bounded by a few tasks' worth.
+        let queues = Mutex::new((Buckets::default(), Buckets::default()));
+        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            let mut f = Found::default();
             let mut moves = Vec::new();
-            for &i in chunk {
-                propagate(
+            let mut in_tier: Vec<u32> = Vec::new();
+            let lo = c * CHUNK;
+            let hi = (lo + CHUNK).min(n);
+            for i in lo..hi {
+                init_position(
                     g,
                     t,
                     i,
-                    level as u16,
                     lower,
                     values,
                     counters,
-                    &mut parents,
-                    &mut ranks,
                     &mut moves,
-                    &mut out,
+                    &mut in_tier,
+                    &mut f,
                 );
             }
-            shared.lock().unwrap().push_all(&out);
+            let mut q = queues.lock().unwrap();
+            q.0.push_all(&f.decided);
+            q.1.push_all(&f.tentative);
+            drop(q);
+            progress(Progress::Initial((hi - lo) as u64));
         });
-        decided += current.len() as u64;
-        progress(Progress::Level(level as u16, decided));
-        level += 1;
+        let (mut buckets, mut tentative) = queues.into_inner().unwrap();
+
+        // 2. Propagate level by level.
+        let mut level = 0usize;
+        let mut decided = 0u64;
+        while level < buckets.len() || level < tentative.len() {
+            let mut current = buckets.take(level);
+            let won = Value::Win(level as u16).pack();
+            for i in tentative.take(level) {
+                if values[i as usize]
+                    .compare_exchange(UNDECIDED, won, Relaxed, Relaxed)
+                    .is_ok()
+                {
+                    current.push(i);
+                }
+            }
+            let shared = Mutex::new(&mut buckets);
+            current.par_chunks(CHUNK / 4).for_each(|chunk| {
+                let mut out = Vec::new();
+                let mut parents = Vec::new();
+                let mut ranks: Vec<u32> = Vec::new();
+                let mut moves = Vec::new();
+                for &i in chunk {
+                    propagate(
+                        g,
+                        t,
+                        i,
+                        level as u16,
+                        lower,
+                        values,
+                        counters,
+                        &mut parents,
+                        &mut ranks,
+                        &mut moves,
+                        &mut out,
+                    );
+                }
+                shared.lock().unwrap().push_all(&out);
+            });
+            decided += current.len() as u64;
+            progress(Progress::Level(level as u16, decided));
+            level += 1;
+        }
     }
 
     // 3. Whatever is undecided is a draw; tally.
     let mut stats = TierStats::default();
-    let mut value_store: Vec<Packed> = Vec::with_capacity(n);
-    for (v, c) in values.iter().zip(counters) {
-        let mut v = v.load(Relaxed);
-        if v == UNDECIDED {
-            if c.load(Relaxed) == UNUSED {
+    for (v, &c) in value_store.iter_mut().zip(&counter_store) {
+        if *v == UNDECIDED {
+            if c == UNUSED {
                 stats.unused += 1;
-                value_store.push(UNDECIDED);
                 continue;
             }
-            v = Value::Draw.pack();
+            *v = Value::Draw.pack();
         }
-        value_store.push(v);
-        match Value::unpack(v).unwrap() {
+        match Value::unpack(*v).unwrap() {
             Value::Win(r) => {
                 stats.wins += 1;
                 stats.max_win = stats.max_win.max(r);
