@@ -46,6 +46,7 @@
 //! representative's stabiliser is unused (`rank(unrank(i)) < i` there).
 //! Un-moves are not canonicalised: they are real positions.
 
+use super::grid;
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
 use crate::index::{binom, rank_subset, unrank_subset};
 use crate::value::Value;
@@ -373,26 +374,12 @@ impl CannonChess {
 
     /// Name of point `p`, e.g. `b3`.
     pub fn square_name(&self, p: u32) -> String {
-        format!("{}{}", (b'a' + (p % self.w) as u8) as char, p / self.w + 1)
+        grid::square_name(self.w, p)
     }
 
     /// The point named `s` (`a1` …), if it is on the board.
     pub fn parse_square(&self, s: &str) -> Option<u32> {
-        let mut chars = s.chars();
-        let fc = chars.next()?;
-        if !fc.is_ascii_lowercase() {
-            return None;
-        }
-        let f = fc as u32 - 'a' as u32;
-        let rest = chars.as_str();
-        if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) || rest.starts_with('0') {
-            return None;
-        }
-        let r: u32 = rest.parse().ok()?;
-        if f >= self.w || r == 0 || r > self.h {
-            return None;
-        }
-        Some((r - 1) * self.w + f)
+        grid::parse_square(self.w, self.h, s)
     }
 
     /// X's and O's bitboards of a position.
@@ -737,17 +724,7 @@ impl Game for CannonChess {
 
     fn occupancy(&self, p: &CcPos) -> Vec<char> {
         let (x, o) = self.colours(p);
-        (0..self.n)
-            .map(|pt| {
-                if x >> pt & 1 != 0 {
-                    'X'
-                } else if o >> pt & 1 != 0 {
-                    'O'
-                } else {
-                    '.'
-                }
-            })
-            .collect()
+        grid::occupancy(self.n, &[(x, 'X'), (o, 'O')])
     }
 
     fn parse_move(&self, p: &CcPos, s: &str) -> Result<CcMove, String> {

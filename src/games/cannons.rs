@@ -25,6 +25,7 @@
 
 use std::fmt::Write as _;
 
+use super::grid;
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
 use crate::index::{binom, rank_subset, unrank_subset};
 use crate::value::Value;
@@ -357,21 +358,12 @@ impl Cannons {
     }
 
     fn point_name(&self, p: u32) -> String {
-        format!("{}{}", (b'a' + (p % self.w) as u8) as char, p / self.w + 1)
+        grid::square_name(self.w, p)
     }
 
     /// Parse a point name like `b3`.
     fn parse_point(&self, s: &str) -> Option<u32> {
-        let b = s.as_bytes();
-        if b.len() < 2 || !b[0].is_ascii_lowercase() {
-            return None;
-        }
-        let file = (b[0] - b'a') as u32;
-        let rank: u32 = s[1..].parse().ok()?;
-        if s[1..].starts_with('0') || s[1..].starts_with('+') {
-            return None;
-        }
-        (file < self.w && rank >= 1 && rank <= self.h).then(|| (rank - 1) * self.w + file)
+        grid::parse_square(self.w, self.h, s)
     }
 
     fn side_name(side: Side) -> &'static str {
@@ -594,17 +586,7 @@ impl Game for Cannons {
     }
 
     fn occupancy(&self, p: &CannonsPos) -> Vec<char> {
-        (0..self.n)
-            .map(|q| {
-                if p.cannons >> q & 1 != 0 {
-                    'C'
-                } else if p.soldiers >> q & 1 != 0 {
-                    'S'
-                } else {
-                    '.'
-                }
-            })
-            .collect()
+        grid::occupancy(self.n, &[(p.cannons, 'C'), (p.soldiers, 'S')])
     }
 
     fn parse_move(&self, p: &CannonsPos, s: &str) -> Result<CannonsMove, String> {

@@ -5,6 +5,7 @@
 
 pub mod cannon_chess;
 pub mod cannons;
+pub mod grid;
 pub mod weiming;
 
 pub use cannon_chess::CannonChess;
