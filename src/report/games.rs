@@ -73,11 +73,7 @@ pub trait ReportGame: Game {
     fn rules_brief(&self) -> &'static str;
 
     /// Game-specific sections (markdown), e.g. other setups or boards.
-    fn extra_sections(
-        &self,
-        _probe: &mut Probe<Self>,
-        _opts: &ReportOptions,
-    ) -> Result<String, String>
+    fn extra_sections(&self, _probe: &Probe<Self>, _opts: &ReportOptions) -> Result<String, String>
     where
         Self: Sized,
     {
@@ -362,11 +358,7 @@ impl ReportGame for CannonChess {
     fn rules_brief(&self) -> &'static str {
         CANNON_CHESS_RULES
     }
-    fn extra_sections(
-        &self,
-        probe: &mut Probe<Self>,
-        opts: &ReportOptions,
-    ) -> Result<String, String> {
+    fn extra_sections(&self, probe: &Probe<Self>, opts: &ReportOptions) -> Result<String, String> {
         let other = if self.id() == "cannon-chess" {
             CannonChess::four_by_four()
         } else {
@@ -496,11 +488,7 @@ impl ReportGame for Cannons {
     fn rules_brief(&self) -> &'static str {
         CANNONS_RULES
     }
-    fn extra_sections(
-        &self,
-        probe: &mut Probe<Self>,
-        _opts: &ReportOptions,
-    ) -> Result<String, String> {
+    fn extra_sections(&self, probe: &Probe<Self>, _opts: &ReportOptions) -> Result<String, String> {
         if self.id() != "two-cannons" {
             return Ok(String::new());
         }

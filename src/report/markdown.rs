@@ -136,7 +136,7 @@ const DRAW_DIAGRAMS: usize = 6;
 pub fn build<G: ReportGame>(
     g: &G,
     pass: &Pass,
-    probe: &mut Probe<G>,
+    probe: &Probe<G>,
     opts: &ReportOptions,
 ) -> Result<Document, String> {
     let id = g.id();
@@ -231,7 +231,7 @@ pub fn build<G: ReportGame>(
             let _ = writeln!(
                 md,
                 "Principal variation: with best play the game never ends. The first {} plies of a drawing \
-                 line (each ply the first best move in move order):\n",
+                 line (each ply the first best move in notation order, as `qibase query` plays it):\n",
                 pv.len()
             );
         }
@@ -239,7 +239,7 @@ pub fn build<G: ReportGame>(
             let _ = writeln!(
                 md,
                 "Principal variation ({} plies; the winner takes the fastest win, the loser the slowest \
-                 loss, the first such move in move order):\n",
+                 loss, the first such move in notation order, as `qibase query` plays it):\n",
                 pv.len()
             );
         }

@@ -18,9 +18,12 @@ pub mod reach;
 pub mod stats;
 pub mod svg;
 
+use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::analysis::{analyse, principal_variation, Oracle};
 use crate::game::{Game, TierKey};
 use crate::tablebase;
 use crate::value::{Packed, Value};
@@ -62,10 +65,12 @@ pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
 pub type Line<G> = Vec<(<G as Game>::Move, <G as Game>::Pos)>;
 
 /// Probes positions, loading whole tiers on demand and keeping them.
+/// Move values and lines go through [`crate::analysis`], so the report's
+/// move order and principal variations are the ones `query` shows.
 pub struct Probe<'g, G: Game> {
     g: &'g G,
     dir: PathBuf,
-    cache: HashMap<TierKey, Vec<Packed>>,
+    cache: RefCell<HashMap<TierKey, Vec<Packed>>>,
 }
 
 impl<'g, G: Game> Probe<'g, G> {
@@ -73,22 +78,23 @@ impl<'g, G: Game> Probe<'g, G> {
         Probe {
             g,
             dir: dir.to_path_buf(),
-            cache: HashMap::new(),
+            cache: RefCell::new(HashMap::new()),
         }
     }
 
     /// The stored value of `p` (side to move's view).
-    pub fn value(&mut self, p: &G::Pos) -> Result<Value, String> {
+    pub fn value(&self, p: &G::Pos) -> Result<Value, String> {
         let g = self.g;
         let t = g.tier_of(p);
-        if !self.cache.contains_key(&t) {
+        let mut cache = self.cache.borrow_mut();
+        if let Entry::Vacant(slot) = cache.entry(t) {
             let path = tablebase::tier_path(&self.dir, g.id(), &g.tier_name(t));
             let v = tablebase::read_tier_values(&path, g.id(), g.rules_hash(), t)
                 .map_err(|e| e.to_string())?;
-            self.cache.insert(t, v);
+            slot.insert(v);
         }
         let i = g.rank(t, p) as usize;
-        Value::unpack(self.cache[&t][i]).ok_or_else(|| {
+        Value::unpack(cache[&t][i]).ok_or_else(|| {
             format!(
                 "tier {} has no value for position {}",
                 g.tier_name(t),
@@ -97,37 +103,27 @@ impl<'g, G: Game> Probe<'g, G> {
         })
     }
 
-    /// Every legal move with its value from the mover's view, in the game's
-    /// move order (empty when the game is over).
-    pub fn move_values(&mut self, p: &G::Pos) -> Result<Vec<(G::Move, Value)>, String> {
-        if self.g.game_end(p).is_some() {
-            return Ok(Vec::new());
-        }
-        let mut moves = Vec::new();
-        self.g.moves(p, &mut moves);
-        let mut out = Vec::with_capacity(moves.len());
-        for m in moves {
-            let c = self.g.apply(p, &m);
-            out.push((m, Value::of_move_to(self.value(&c)?)));
-        }
-        Ok(out)
+    /// Every legal move with its value from the mover's view, best first
+    /// (empty when the game is over).
+    pub fn move_values(&self, p: &G::Pos) -> Result<Vec<(G::Move, Value)>, String> {
+        Ok(analyse(self.g, self, p)?
+            .moves
+            .into_iter()
+            .map(|m| (m.mv, m.value))
+            .collect())
     }
 
-    /// A principal variation: the best move each ply (the first one in move
-    /// order among equals), until the game ends or `max_plies` are played.
-    pub fn line(&mut self, p: &G::Pos, max_plies: usize) -> Result<Line<G>, String> {
-        let mut out = Vec::new();
-        let mut cur = *p;
-        while out.len() < max_plies {
-            let mv = self.move_values(&cur)?;
-            let Some(best) = mv.iter().map(|(_, v)| *v).max() else {
-                break;
-            };
-            let (m, _) = mv.iter().find(|(_, v)| *v == best).copied().unwrap();
-            cur = self.g.apply(&cur, &m);
-            out.push((m, cur));
-        }
-        Ok(out)
+    /// The principal variation of `query`, cut to at most `max_plies`.
+    pub fn line(&self, p: &G::Pos, max_plies: usize) -> Result<Line<G>, String> {
+        let mut pv = principal_variation(self.g, self, p)?;
+        pv.truncate(max_plies);
+        Ok(pv.into_iter().map(|m| (m.mv, m.after)).collect())
+    }
+}
+
+impl<G: Game> Oracle<G> for Probe<'_, G> {
+    fn value(&self, p: &G::Pos) -> Result<Value, String> {
+        Probe::value(self, p)
     }
 }
 
@@ -135,8 +131,8 @@ impl<'g, G: Game> Probe<'g, G> {
 pub fn generate<G: ReportGame>(g: &G, opts: &ReportOptions) -> Result<Vec<PathBuf>, String> {
     check_complete(g, &opts.dir)?;
     let pass = stats::run(g, &opts.dir)?;
-    let mut probe = Probe::new(g, &opts.dir);
-    let doc = markdown::build(g, &pass, &mut probe, opts)?;
+    let probe = Probe::new(g, &opts.dir);
+    let doc = markdown::build(g, &pass, &probe, opts)?;
     drop(probe);
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
