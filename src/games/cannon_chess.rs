@@ -47,6 +47,7 @@
 //! Un-moves are not canonicalised: they are real positions.
 
 use super::grid;
+use super::rules_hash::RulesHasher;
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
 use crate::index::{binom, rank_subset, unrank_subset};
 use crate::value::Value;
@@ -511,15 +512,6 @@ fn colex(mut set: u32) -> (u64, u32) {
     (r, i)
 }
 
-/// FNV-1a, 64 bit.
-fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 impl Game for CannonChess {
     type Pos = CcPos;
     type Move = CcMove;
@@ -542,16 +534,17 @@ impl Game for CannonChess {
     }
 
     fn rules_hash(&self) -> u64 {
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        h = fnv1a(b"cannon-chess", h);
-        h = fnv1a(&RULES_VERSION.to_le_bytes(), h);
-        h = fnv1a(&self.w.to_le_bytes(), h);
-        h = fnv1a(&self.h.to_le_bytes(), h);
-        h = fnv1a(&MAX_SIDE.to_le_bytes(), h);
         let (x, o) = self.colours(&self.start);
-        h = fnv1a(&x.count_ones().to_le_bytes(), h);
-        h = fnv1a(&o.count_ones().to_le_bytes(), h);
-        fnv1a(self.start_str.as_bytes(), h)
+        RulesHasher::new()
+            .feed(b"cannon-chess")
+            .feed(&RULES_VERSION.to_le_bytes())
+            .feed(&self.w.to_le_bytes())
+            .feed(&self.h.to_le_bytes())
+            .feed(&MAX_SIDE.to_le_bytes())
+            .feed(&x.count_ones().to_le_bytes())
+            .feed(&o.count_ones().to_le_bytes())
+            .feed(self.start_str.as_bytes())
+            .finish()
     }
 
     fn side_letter(&self, side: Side) -> char {

@@ -26,6 +26,7 @@
 use std::fmt::Write as _;
 
 use super::grid;
+use super::rules_hash::RulesHasher;
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
 use crate::index::{binom, rank_subset, unrank_subset};
 use crate::value::Value;
@@ -395,13 +396,9 @@ impl Game for Cannons {
     }
 
     fn rules_hash(&self) -> u64 {
-        // FNV-1a, 64 bit, over a fixed byte layout.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut h = RulesHasher::new();
         let mut feed = |bytes: &[u8]| {
-            for &b in bytes {
-                h ^= b as u64;
-                h = h.wrapping_mul(0x0000_0100_0000_01b3);
-            }
+            h.feed(bytes);
         };
         feed(b"qibase/cannons-and-soldiers");
         feed(&RULES_VERSION.to_le_bytes());
@@ -413,7 +410,7 @@ impl Game for Cannons {
         feed(&self.start.cannons.to_le_bytes());
         feed(&self.start.soldiers.to_le_bytes());
         feed(&[matches!(self.start.side, Side::Second) as u8]);
-        h
+        h.finish()
     }
 
     fn side_letter(&self, side: Side) -> char {

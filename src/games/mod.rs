@@ -6,6 +6,7 @@
 pub mod cannon_chess;
 pub mod cannons;
 pub mod grid;
+pub mod rules_hash;
 pub mod weiming;
 
 pub use cannon_chess::CannonChess;

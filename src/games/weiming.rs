@@ -22,6 +22,7 @@
 //! points other than s)·10 + rank of O among the 5 points left)·2 + side)·2
 //! + lock.
 
+use super::rules_hash::RulesHasher;
 use crate::game::{Game, GameEnd, Side, TierKey};
 use crate::index::{pdep, pext, rank_subset, unrank_subset};
 
@@ -106,13 +107,6 @@ fn point_index(name: &str) -> Option<u8> {
     POINT_NAMES.iter().position(|&n| n == name).map(|i| i as u8)
 }
 
-fn fnv1a(h: &mut u64, bytes: &[u8]) {
-    for &b in bytes {
-        *h ^= b as u64;
-        *h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-}
-
 impl Weiming {
     pub fn new() -> Self {
         let mut adj = [0u16; 9];
@@ -182,20 +176,20 @@ impl Game for Weiming {
     }
 
     fn rules_hash(&self) -> u64 {
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        fnv1a(&mut h, b"weiming");
-        fnv1a(&mut h, &RULES_VERSION.to_le_bytes());
+        let mut h = RulesHasher::new();
+        h.feed(b"weiming");
+        h.feed(&RULES_VERSION.to_le_bytes());
         for n in POINT_NAMES {
-            fnv1a(&mut h, n.as_bytes());
-            fnv1a(&mut h, b",");
+            h.feed(n.as_bytes());
+            h.feed(b",");
         }
         for (a, b) in EDGES {
-            fnv1a(&mut h, &[a, b]);
+            h.feed(&[a, b]);
         }
-        fnv1a(&mut h, &PIECES_PER_SIDE.to_le_bytes());
-        fnv1a(&mut h, b"shared 1; lockout: opponent's next move only");
-        fnv1a(&mut h, START.as_bytes());
-        h
+        h.feed(&PIECES_PER_SIDE.to_le_bytes());
+        h.feed(b"shared 1; lockout: opponent's next move only");
+        h.feed(START.as_bytes());
+        h.finish()
     }
 
     fn side_letter(&self, side: Side) -> char {
