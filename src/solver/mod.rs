@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use memory::peak_rss_bytes;
@@ -111,8 +111,13 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
         let bar = if opts.progress {
             let b = ProgressBar::new(positions);
             b.set_style(
-                ProgressStyle::with_template("{prefix:>6} [{elapsed_precise}] {bar:30} {pos}/{len} {per_sec} eta {eta} {msg}")
-                    .unwrap(),
+                ProgressStyle::with_template(
+                    "{prefix:>6} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} slots {rate} eta {eta} {msg}",
+                )
+                .expect("valid progress template")
+                .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.2} M/s", s.per_sec() / 1e6);
+                }),
             );
             b.set_prefix(name.clone());
             b.set_message("initial pass");
