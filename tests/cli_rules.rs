@@ -1,14 +1,11 @@
 //! The rules commands through the binary: `games`, `show`, `moves`, `perft`,
 //! and the one-line errors with exit code 2 for bad input.
 
-use std::process::{Command, Output};
+mod common;
 
-fn qibase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qibase"))
-        .args(args)
-        .output()
-        .expect("run qibase")
-}
+use common::qibase;
+
+use std::process::Output;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

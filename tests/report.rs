@@ -1,26 +1,16 @@
 //! `qibase report` through the binary, on weiming: the report's numbers
 //! against an independent in-memory solve and search.
 
+mod common;
+
+use common::{qibase, temp_dir};
+
 use std::collections::{HashSet, VecDeque};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use qibase::games::Weiming;
 use qibase::solver::solve_in_memory;
 use qibase::{Game, Value};
-
-fn qibase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qibase"))
-        .args(args)
-        .output()
-        .expect("run qibase")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("qibase-report-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 fn num(s: &str) -> u64 {
     s.split_whitespace()

@@ -1,20 +1,10 @@
 //! `qibase solve` through the binary: tier files, resumption, errors.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn qibase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qibase"))
-        .args(args)
-        .output()
-        .expect("run qibase")
-}
+use common::{qibase, temp_dir};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("qibase-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
+use std::path::Path;
 
 fn tier_files(dir: &Path, game: &str) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir.join(game))

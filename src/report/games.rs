@@ -56,9 +56,18 @@ pub trait ReportGame: Game {
     /// Bitboards (bit = point in `point_names` order) of each kind in `p`.
     fn heat_bits(&self, p: &Self::Pos) -> [u32; 3];
     /// The two classes compared by the heat map.
-    fn heat_classes(&self) -> [&'static str; 2];
+    /// Default: won vs lost for the side to move.
+    fn heat_classes(&self) -> [&'static str; 2] {
+        ["won for the side to move", "lost for the side to move"]
+    }
     /// Which class a position of value `v` belongs to, if any.
-    fn heat_class(&self, p: &Self::Pos, v: Value) -> Option<usize>;
+    fn heat_class(&self, _p: &Self::Pos, v: Value) -> Option<usize> {
+        match v {
+            Value::Win(_) => Some(0),
+            Value::Loss(_) => Some(1),
+            Value::Draw => None,
+        }
+    }
     /// Drawing coordinates of the points (x right, y down, unit spacing).
     fn point_xy(&self) -> Vec<(f64, f64)>;
     /// The lines of the board, as pairs of point numbers.
@@ -239,16 +248,6 @@ impl ReportGame for Weiming {
         };
         [me as u32, opp as u32, 1 << p.s]
     }
-    fn heat_classes(&self) -> [&'static str; 2] {
-        ["won for the side to move", "lost for the side to move"]
-    }
-    fn heat_class(&self, _p: &WeimingPos, v: Value) -> Option<usize> {
-        match v {
-            Value::Win(_) => Some(0),
-            Value::Loss(_) => Some(1),
-            Value::Draw => None,
-        }
-    }
     fn point_xy(&self) -> Vec<(f64, f64)> {
         // tl tm tr s x m bl bm br
         vec![
@@ -338,16 +337,6 @@ impl ReportGame for CannonChess {
     }
     fn heat_bits(&self, p: &CcPos) -> [u32; 3] {
         [p.me, p.opp, 0]
-    }
-    fn heat_classes(&self) -> [&'static str; 2] {
-        ["won for the side to move", "lost for the side to move"]
-    }
-    fn heat_class(&self, _p: &CcPos, v: Value) -> Option<usize> {
-        match v {
-            Value::Win(_) => Some(0),
-            Value::Loss(_) => Some(1),
-            Value::Draw => None,
-        }
     }
     fn point_xy(&self) -> Vec<(f64, f64)> {
         grid_xy(self.width(), self.height())
