@@ -90,9 +90,9 @@ pub trait Game: Send + Sync {
     // ----- identity -------------------------------------------------------
 
     /// Game id as used on the command line, e.g. `cannon-chess`.
-    fn id(&self) -> &'static str;
+    fn id(&self) -> &str;
     /// Human name, e.g. `Cannon Chess 5×4`.
-    fn title(&self) -> &'static str;
+    fn title(&self) -> &str;
     /// One line describing the board, e.g. `4 files × 5 ranks, 20 points`.
     fn board_desc(&self) -> String;
     /// One line describing the material, e.g. `X 6, O 6`.

@@ -122,8 +122,8 @@ struct Tables {
 /// The game on one board with one setup; build with [`CannonChess::standard`],
 /// [`CannonChess::four_by_four`] or [`CannonChess::new`].
 pub struct CannonChess {
-    id: &'static str,
-    title: &'static str,
+    id: String,
+    title: String,
     w: u32,
     h: u32,
     n: u32,
@@ -165,21 +165,15 @@ impl CannonChess {
 
     /// A board of `w` files × `h` ranks (w·h ≤ 32, w, h ≤ 26 and ≥ 1) with the start
     /// position `start` in position-string notation.
-    pub fn new(
-        id: &'static str,
-        title: &'static str,
-        w: u32,
-        h: u32,
-        start: &str,
-    ) -> Result<Self, String> {
+    pub fn new(id: &str, title: &str, w: u32, h: u32, start: &str) -> Result<Self, String> {
         if w == 0 || h == 0 || w > 26 || w * h > 32 {
             return Err(format!("unsupported board {w} × {h}"));
         }
         let n = w * h;
         let board = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
         let mut g = CannonChess {
-            id,
-            title,
+            id: id.to_string(),
+            title: title.to_string(),
             w,
             h,
             n,
@@ -516,12 +510,12 @@ impl Game for CannonChess {
     type Pos = CcPos;
     type Move = CcMove;
 
-    fn id(&self) -> &'static str {
-        self.id
+    fn id(&self) -> &str {
+        &self.id
     }
 
-    fn title(&self) -> &'static str {
-        self.title
+    fn title(&self) -> &str {
+        &self.title
     }
 
     fn board_desc(&self) -> String {

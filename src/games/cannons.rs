@@ -70,8 +70,8 @@ impl CannonsMove {
 
 /// The cannons-and-soldiers game with its precomputed tables.
 pub struct Cannons {
-    id: &'static str,
-    title: &'static str,
+    id: String,
+    title: String,
     w: u32,
     h: u32,
     n: u32,
@@ -140,8 +140,8 @@ impl Cannons {
     /// A game on a `w` × `h` board (at most 32 points) with `n_cannons`
     /// cannons, at most `max_soldiers` soldiers and the given start.
     pub fn new(
-        id: &'static str,
-        title: &'static str,
+        id: &str,
+        title: &str,
         w: u32,
         h: u32,
         n_cannons: u32,
@@ -205,8 +205,8 @@ impl Cannons {
         }
 
         let mut g = Cannons {
-            id,
-            title,
+            id: id.to_string(),
+            title: title.to_string(),
             w,
             h,
             n,
@@ -379,12 +379,12 @@ impl Game for Cannons {
     type Pos = CannonsPos;
     type Move = CannonsMove;
 
-    fn id(&self) -> &'static str {
-        self.id
+    fn id(&self) -> &str {
+        &self.id
     }
 
-    fn title(&self) -> &'static str {
-        self.title
+    fn title(&self) -> &str {
+        &self.title
     }
 
     fn board_desc(&self) -> String {

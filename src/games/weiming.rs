@@ -159,11 +159,11 @@ impl Game for Weiming {
     type Pos = WeimingPos;
     type Move = WeimingMove;
 
-    fn id(&self) -> &'static str {
+    fn id(&self) -> &str {
         "weiming"
     }
 
-    fn title(&self) -> &'static str {
+    fn title(&self) -> &str {
         "Weiming Shuang Cheng Chess III"
     }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::{err, TbError};
+use super::error::{err, err_kind, TbError, TbErrorKind};
 use super::TierMeta;
 use crate::value::Packed;
 
@@ -155,7 +155,8 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
     }
     let version = le_u32(&bytes[8..]);
     if version != FORMAT_VERSION {
-        return Err(err(
+        return Err(err_kind(
+            TbErrorKind::Foreign,
             path,
             format!(
                 "tablebase format version {version}, but this qibase reads version \

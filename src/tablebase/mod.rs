@@ -29,12 +29,12 @@ use serde::{Deserialize, Serialize};
 use crate::game::{Game, TierKey};
 use crate::value::{Packed, Value};
 
-pub use error::TbError;
+pub use error::{TbError, TbErrorKind};
 pub use header::{Encoding, FORMAT_VERSION};
 pub use reader::TierFile;
 pub use writer::{write_tier_with, WriteOptions};
 
-use error::err;
+use error::{err, err_kind};
 
 /// Statistics of one solved tier, stored in its header.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -155,7 +155,8 @@ impl<'g, G: Game> Tablebase<'g, G> {
         let g = self.game;
         let path = self.path_of(t);
         if !path.exists() {
-            return Err(err(
+            return Err(err_kind(
+                TbErrorKind::NotSolved,
                 &path,
                 format!(
                     "tier {} of {} is not solved (no such file; `{}` makes it)",
@@ -167,7 +168,8 @@ impl<'g, G: Game> Tablebase<'g, G> {
         }
         let f = TierFile::open(&path, g.id(), g.rules_hash(), t)?;
         if f.meta().positions != g.tier_size(t) {
-            return Err(err(
+            return Err(err_kind(
+                TbErrorKind::Foreign,
                 &path,
                 format!(
                     "file has {} positions but tier {} has {}: made by another qibase, solve again",

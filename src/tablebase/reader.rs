@@ -10,7 +10,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 
 use super::codec::Coder;
-use super::error::{err, TbError};
+use super::error::{err, err_kind, TbError, TbErrorKind};
 use super::header::{parse_layout, qhash64, Header, Layout};
 use super::TierMeta;
 use crate::game::TierKey;
@@ -62,37 +62,38 @@ impl TierFile {
     ) -> Result<TierFile, TbError> {
         let f = fs::File::open(path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
-                err(path, "no such tier file")
+                err_kind(TbErrorKind::NotSolved, path, "no such tier file")
             } else {
-                err(path, format!("cannot open tier file: {e}"))
+                err_kind(TbErrorKind::Io, path, format!("cannot open tier file: {e}"))
             }
         })?;
         let len = f
             .metadata()
-            .map_err(|e| err(path, format!("cannot read tier file: {e}")))?
+            .map_err(|e| err_kind(TbErrorKind::Io, path, format!("cannot read tier file: {e}")))?
             .len();
         let bytes = if len < MAP_THRESHOLD {
-            Bytes::Owned(
-                fs::read(path).map_err(|e| err(path, format!("cannot read tier file: {e}")))?,
-            )
+            Bytes::Owned(fs::read(path).map_err(|e| {
+                err_kind(TbErrorKind::Io, path, format!("cannot read tier file: {e}"))
+            })?)
         } else {
             // SAFETY: tier files are only ever replaced by rename, never
             // modified in place, so the mapping stays valid while we hold it.
-            Bytes::Map(
-                unsafe { Mmap::map(&f) }
-                    .map_err(|e| err(path, format!("cannot map tier file: {e}")))?,
-            )
+            Bytes::Map(unsafe { Mmap::map(&f) }.map_err(|e| {
+                err_kind(TbErrorKind::Io, path, format!("cannot map tier file: {e}"))
+            })?)
         };
         let layout = parse_layout(path, bytes.as_slice())?;
         let m = &layout.header.meta;
         if m.game != game {
-            return Err(err(
+            return Err(err_kind(
+                TbErrorKind::Foreign,
                 path,
                 format!("file belongs to game '{}', not '{game}'", m.game),
             ));
         }
         if m.rules_hash != rules_hash {
-            return Err(err(
+            return Err(err_kind(
+                TbErrorKind::Foreign,
                 path,
                 format!(
                     "file was made for other rules of {game} (rules hash {:016x}, \
@@ -102,7 +103,8 @@ impl TierFile {
             ));
         }
         if m.tier != tier {
-            return Err(err(
+            return Err(err_kind(
+                TbErrorKind::Foreign,
                 path,
                 format!(
                     "file holds tier {} (key {}), not the tier with key {tier}",

@@ -8,7 +8,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::codec::{build_symbols, value_codes, Coder};
-use super::error::{err, TbError};
+use super::error::{err, err_kind, TbError, TbErrorKind};
 use super::header::{encode_header, encode_index, qhash64, BlockEntry, Encoding, Header};
 use super::TierMeta;
 use crate::value::Packed;
@@ -118,8 +118,13 @@ pub fn write_tier_with(
     let enc = encode_tier(meta, values, opts);
     if let Some(parent) = path.parent() {
         if !parent.as_os_str().is_empty() {
-            fs::create_dir_all(parent)
-                .map_err(|e| err(parent, format!("cannot create directory: {e}")))?;
+            fs::create_dir_all(parent).map_err(|e| {
+                err_kind(
+                    TbErrorKind::Io,
+                    parent,
+                    format!("cannot create directory: {e}"),
+                )
+            })?;
         }
     }
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
@@ -154,7 +159,11 @@ pub fn write_tier_with(
         Ok(()) => Ok(enc.len()),
         Err(e) => {
             let _ = fs::remove_file(&tmp);
-            Err(err(path, format!("cannot write tier file: {e}")))
+            Err(err_kind(
+                TbErrorKind::Io,
+                path,
+                format!("cannot write tier file: {e}"),
+            ))
         }
     }
 }
