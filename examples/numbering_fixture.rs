@@ -73,7 +73,12 @@ fn dump<G: Game>(g: &G, pos_for: &dyn Fn(&mut u64, u32) -> String) {
         for _ in 0..SAMPLES {
             let i = splitmix(&mut s) % size;
             let p = g.unrank(t, i);
-            println!("slot {} {name} {i} {} {}", g.id(), g.format_pos(&p), g.rank(t, &p));
+            println!(
+                "slot {} {name} {i} {} {}",
+                g.id(),
+                g.format_pos(&p),
+                g.rank(t, &p)
+            );
         }
         for _ in 0..SAMPLES {
             let text = pos_for(&mut s, t);

@@ -2,6 +2,7 @@
 //!
 //! * [`game`] — the game API the solver works through;
 //! * [`games`] — the rules of each game (cannon chess, weiming, the cannon games);
+//! * [`numbering`] — dense numbering of point sets and grid symmetries;
 //! * [`solver`] — the generic parallel tier-by-tier retrograde solver;
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
@@ -14,7 +15,7 @@ pub mod analysis;
 pub mod cli;
 pub mod game;
 pub mod games;
-pub mod index;
+pub mod numbering;
 pub mod report;
 pub mod solver;
 pub mod tablebase;

@@ -10,7 +10,7 @@ use cannon_chess_support::{
     Rng,
 };
 use qibase::games::cannon_chess::{CannonChess, CcPos};
-use qibase::index::binom;
+use qibase::numbering::binom;
 use qibase::{EndReason, Game, Value};
 
 fn std_game() -> CannonChess {
