@@ -53,7 +53,7 @@
 use super::grid;
 use super::rules_hash::RulesHasher;
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
-use crate::numbering::{binom, PairNumbering};
+use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
 
 /// Most pieces one side may have (the material of the real game).
@@ -237,6 +237,11 @@ impl CannonChess {
             opp: sym.map(s, p.opp),
             x_to_move: p.x_to_move,
         }
+    }
+
+    /// The board's symmetry group (the point maps of `symmetric`).
+    pub fn board_symmetry(&self) -> &GridSymmetry {
+        self.num.symmetry()
     }
 
     /// Number of classes (orbits under the board symmetries) of point sets
@@ -748,6 +753,23 @@ impl Game for CannonChess {
             opp,
             x_to_move: true,
         }
+    }
+
+    fn symmetry_images(&self, p: &CcPos, out: &mut Vec<CcPos>) {
+        // Each board image, and its colour exchange: the same mover and
+        // other sets with the other colour to move.
+        for s in 0..self.symmetry_count() {
+            let q = self.symmetric(s, p);
+            out.push(q);
+            out.push(CcPos {
+                x_to_move: !q.x_to_move,
+                ..q
+            });
+        }
+    }
+
+    fn orbit_size(&self, p: &CcPos) -> u64 {
+        2 * self.num.orbit_size(p.me, p.opp)
     }
 
     fn unmoves(&self, p: &CcPos, out: &mut Vec<CcPos>) {

@@ -30,7 +30,7 @@ use std::fmt::Write as _;
 use super::grid;
 use super::rules_hash::RulesHasher;
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
-use crate::numbering::{binom, PairNumbering};
+use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
 
 /// Bump when the rules or the numbering change: tablebases record it.
@@ -199,6 +199,11 @@ impl Cannons {
     /// Number of board symmetries used for the numbering.
     pub fn symmetry_count(&self) -> usize {
         self.num.symmetry().len()
+    }
+
+    /// The board's symmetry group (the point maps of `symmetric`).
+    pub fn board_symmetry(&self) -> &GridSymmetry {
+        self.num.symmetry()
     }
 
     /// The image of `p` under symmetry `s` (`s < symmetry_count()`).
@@ -608,6 +613,16 @@ impl Game for Cannons {
             soldiers,
             side,
         }
+    }
+
+    fn symmetry_images(&self, p: &CannonsPos, out: &mut Vec<CannonsPos>) {
+        for s in 0..self.symmetry_count() {
+            out.push(self.symmetric(s, p));
+        }
+    }
+
+    fn orbit_size(&self, p: &CannonsPos) -> u64 {
+        self.num.orbit_size(p.cannons, p.soldiers)
     }
 
     fn unmoves(&self, p: &CannonsPos, out: &mut Vec<CannonsPos>) {
