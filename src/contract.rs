@@ -324,7 +324,7 @@ fn check_slot<G: Game>(
     // Symmetry images: same tier and rank; the orbit is their distinct set.
     sc.images.clear();
     g.symmetry_images(&p, &mut sc.images);
-    if sc.images.first() != Some(&p) && !sc.images.contains(&p) {
+    if !sc.images.contains(&p) {
         return fail(
             Clause::Symmetry,
             format!("{} is not among its own images", g.format_pos(&p)),
@@ -359,7 +359,7 @@ fn check_slot<G: Game>(
     }
     // Moves and un-moves of the slot's position and of one other image.
     let other = sc.images[(i as usize) % sc.images.len()];
-    check_moves(g, t, &p, deps, i % 64 == 0, s, sc)?;
+    check_moves(g, t, &p, deps, i.is_multiple_of(64), s, sc)?;
     if other != p {
         check_moves(g, t, &other, deps, false, s, sc)?;
     }
