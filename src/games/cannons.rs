@@ -823,6 +823,10 @@ impl Game for Cannons {
             }
         }
     }
+
+    fn geometry(&self) -> crate::game::Geometry {
+        crate::game::Geometry::grid(self.w, self.h, self.point_names())
+    }
 }
 
 #[cfg(test)]
