@@ -183,7 +183,7 @@ function tickClock() {
   const now = performance.now();
   const left = Math.max(0, (c.deadline - now) / 1000);
   el.hidden = false;
-  el.textContent = `⏱ ${Math.ceil(left)} s`;
+  el.textContent = `your time: ${Math.ceil(left)} s`;
   el.classList.toggle("warn", now >= c.warnAt);
   if (left <= 0 && c.pos === curPly().pos) {
     stopClock();
@@ -383,7 +383,11 @@ function renderPv(a) {
   const moves = a && a.pv ? a.pv : [];
   moves.forEach((m, i) => {
     const li = document.createElement("li");
-    li.textContent = `${m.move} `;
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = `${i + 1}.`;
+    li.append(n, m.move);
+    li.title = `${m.value} for the mover`;
     li.dataset.step = i + 1;
     if (S.pv && S.pv.step === i + 1) li.className = "current";
     li.addEventListener("click", () => {

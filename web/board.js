@@ -65,7 +65,6 @@ export class Board {
     this.geo.points.forEach((p, i) => {
       const [x, y] = this.xy(i);
       const g = el("g", { class: "point", "data-point": p.name, tabindex: "-1" });
-      g.append(el("circle", { class: "hit", cx: x, cy: y, r: UNIT * 0.42 }));
       g.append(el("circle", { class: "dot", cx: x, cy: y, r: 5 }));
       g.append(el("text", { class: "name", x: x + UNIT * 0.3, y: y + UNIT * 0.42 }, p.name));
       for (const m of marks) {
@@ -86,6 +85,8 @@ export class Board {
         g.append(el("circle", { class: `target-ring ${t}`, cx: x, cy: y, r: UNIT * 0.22 }));
         g.append(el("text", { class: `target-sym ${t}`, x, y: y + 1 }, SYMBOL[t]));
       }
+      // On top of everything, so a click anywhere near the point is caught.
+      g.append(el("circle", { class: "hit", cx: x, cy: y, r: UNIT * 0.42 }));
       g.addEventListener("click", () => this.onClick(p.name));
       svg.append(g);
     });
