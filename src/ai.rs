@@ -30,7 +30,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::analysis::{analyse, Analysis, MoveInfo, Oracle};
+use crate::analysis::{analyse, Analysis, LookupError, MoveInfo, Oracle};
 use crate::game::Game;
 use crate::value::{Value, Wdl};
 
@@ -149,7 +149,7 @@ fn opponent_mistakes<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,
     m: &MoveInfo<G>,
-) -> Result<(usize, usize), String> {
+) -> Result<(usize, usize), LookupError> {
     let a = analyse(g, oracle, &m.after)?;
     let class = a.value.wdl();
     let worse_class = a
@@ -174,7 +174,7 @@ pub fn perfect_index<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,
     a: &Analysis<G>,
-) -> Result<usize, String> {
+) -> Result<usize, LookupError> {
     let best = a.moves[0].value;
     let mut pick = 0;
     let mut pick_score = None;
@@ -203,7 +203,7 @@ pub fn choose_index<G: Game>(
     a: &Analysis<G>,
     level: Difficulty,
     rng: &mut Rng,
-) -> Result<Option<usize>, String> {
+) -> Result<Option<usize>, LookupError> {
     if a.moves.is_empty() {
         return Ok(None);
     }
@@ -247,7 +247,7 @@ pub fn choose<G: Game>(
     p: &G::Pos,
     level: Difficulty,
     rng: &mut Rng,
-) -> Result<(Analysis<G>, Option<usize>), String> {
+) -> Result<(Analysis<G>, Option<usize>), LookupError> {
     let a = analyse(g, oracle, p)?;
     let i = choose_index(g, oracle, &a, level, rng)?;
     Ok((a, i))

@@ -1,24 +1,91 @@
 //! Analysis of one position with exact values: the position's value, every
 //! legal move with its value from the mover's view (best first), and the
-//! principal variation. Used by `play`, `bestmove`, `engine` (and `query`).
+//! principal variation. Used by `play`, `bestmove`, `engine`, `query` and
+//! the HTTP server.
 //!
 //! Values come from an [`Oracle`]: the one small adapter through which the
 //! rest of this module (and [`crate::ai`]) touches solved data. There is one
 //! oracle over tablebase files ([`TablebaseOracle`]) and one over tiers
-//! solved in memory ([`MemoryOracle`]); [`open_oracle`] picks one.
+//! solved in memory ([`MemoryOracle`]); [`open_oracle`] picks one. Lookup
+//! failures are typed ([`LookupError`]) so that only a *missing* table may
+//! fall back to a solve in memory: a damaged table, or one made under other
+//! rules, is reported with its path.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::path::Path;
 
 use crate::game::{Game, GameEnd, TierKey};
 use crate::solver::solve_in_memory;
-use crate::tablebase::Tablebase;
+use crate::tablebase::{Tablebase, TbError, TbErrorKind};
 use crate::value::{Packed, Value};
+
+/// Why a value could not be looked up.
+#[derive(Debug, Clone)]
+pub enum LookupError {
+    /// The tablebase layer failed: a tier not solved, a file of another game
+    /// or rules version, a damaged file, an I/O failure (always with the file).
+    Tablebase(TbError),
+    /// A tier outside the subset that was solved in memory.
+    OutsideSubset(String),
+    /// Anything else (e.g. an oracle of the report generator).
+    Other(String),
+}
+
+impl LookupError {
+    /// Stable machine-readable name, as in the JSON error `code`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            LookupError::Tablebase(e) => e.kind().code(),
+            LookupError::OutsideSubset(_) => TbErrorKind::NotSolved.code(),
+            LookupError::Other(_) => "internal",
+        }
+    }
+
+    /// The value is missing because a tier is not solved (as opposed to a
+    /// damaged or foreign file, or an I/O failure).
+    pub fn is_not_solved(&self) -> bool {
+        match self {
+            LookupError::Tablebase(e) => e.kind() == TbErrorKind::NotSolved,
+            LookupError::OutsideSubset(_) => true,
+            LookupError::Other(_) => false,
+        }
+    }
+}
+
+impl fmt::Display for LookupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LookupError::Tablebase(e) => e.fmt(f),
+            LookupError::OutsideSubset(s) | LookupError::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for LookupError {}
+
+impl From<TbError> for LookupError {
+    fn from(e: TbError) -> Self {
+        LookupError::Tablebase(e)
+    }
+}
+
+impl From<String> for LookupError {
+    fn from(s: String) -> Self {
+        LookupError::Other(s)
+    }
+}
+
+impl From<LookupError> for String {
+    fn from(e: LookupError) -> Self {
+        e.to_string()
+    }
+}
 
 /// Exact values of positions (side to move's view).
 pub trait Oracle<G: Game> {
     /// The value of `p`; the error says what is missing or wrong.
-    fn value(&self, p: &G::Pos) -> Result<Value, String>;
+    fn value(&self, p: &G::Pos) -> Result<Value, LookupError>;
 }
 
 /// Values read from tablebase files (`qibase solve`).
@@ -28,16 +95,16 @@ pub struct TablebaseOracle<'g, G: Game> {
 
 impl<'g, G: Game> TablebaseOracle<'g, G> {
     /// Open the tablebase of `game` under `dir`; nothing is read yet.
-    pub fn open(game: &'g G, dir: &Path) -> Result<Self, String> {
-        Ok(TablebaseOracle {
+    pub fn open(game: &'g G, dir: &Path) -> Self {
+        TablebaseOracle {
             tb: Tablebase::open(game, dir),
-        })
+        }
     }
 }
 
 impl<G: Game> Oracle<G> for TablebaseOracle<'_, G> {
-    fn value(&self, p: &G::Pos) -> Result<Value, String> {
-        self.tb.probe(p).map_err(|e| e.to_string())
+    fn value(&self, p: &G::Pos) -> Result<Value, LookupError> {
+        Ok(self.tb.probe(p)?)
     }
 }
 
@@ -64,20 +131,25 @@ impl<'g, G: Game> MemoryOracle<'g, G> {
 }
 
 impl<G: Game> Oracle<G> for MemoryOracle<'_, G> {
-    fn value(&self, p: &G::Pos) -> Result<Value, String> {
+    fn value(&self, p: &G::Pos) -> Result<Value, LookupError> {
         let t = self.game.tier_of(p);
         let table = self.tiers.get(&t).ok_or_else(|| {
-            format!(
+            LookupError::OutsideSubset(format!(
                 "tier {} is outside the solved subset",
                 self.game.tier_name(t)
-            )
+            ))
         })?;
         let i = self.game.rank(t, p) as usize;
         table
             .get(i)
             .copied()
             .and_then(Value::unpack)
-            .ok_or_else(|| format!("no value for slot {i} of tier {}", self.game.tier_name(t)))
+            .ok_or_else(|| {
+                LookupError::Other(format!(
+                    "no value for slot {i} of tier {}",
+                    self.game.tier_name(t)
+                ))
+            })
     }
 }
 
@@ -90,26 +162,47 @@ fn total_slots<G: Game>(g: &G) -> u64 {
     g.tiers(None).iter().map(|&t| g.tier_size(t)).sum()
 }
 
-/// The oracle for `play`, `bestmove` and `engine`: the tablebase under
-/// `dir` if it answers for `probe_at` (typically the start position), else,
-/// for a small game (at most [`ON_THE_FLY_LIMIT`] positions, e.g. weiming),
-/// a solve in memory; else an error that names the command that makes the
-/// tablebase. With the oracle comes one line saying where its values come from.
+/// An oracle that threads can share (both oracles here are).
+pub type SharedOracle<'g, G> = Box<dyn Oracle<G> + Send + Sync + 'g>;
+
+/// The oracle for `play`, `bestmove`, `engine` and `serve`, with one line
+/// saying where its values come from.
+///
+/// * If any tier file of the game is in `dir`, the tablebase (a partial one,
+///   made with `--max-pieces`, answers every position of its solved tiers;
+///   others get a per-lookup "not solved" error naming the solve command).
+/// * A tier file that is damaged or made under other rules is an error
+///   (with its path), never a reason to fall back.
+/// * Only when no tier file is there at all: for a small game (at most
+///   [`ON_THE_FLY_LIMIT`] positions, e.g. weiming) a solve in memory; else
+///   the "not solved" error, which names the command that makes the table.
 pub fn open_oracle<'g, G: Game>(
     g: &'g G,
     dir: &Path,
-    probe_at: &G::Pos,
-) -> Result<(Box<dyn Oracle<G> + 'g>, String), String> {
-    let tb_err = match TablebaseOracle::open(g, dir) {
-        Ok(tb) => match tb.value(probe_at) {
-            Ok(_) => {
-                let from = format!("tablebase in {}", dir.display());
-                return Ok((Box::new(tb), from));
-            }
-            Err(e) => e,
-        },
-        Err(e) => e,
-    };
+) -> Result<(SharedOracle<'g, G>, String), LookupError> {
+    let tb = Tablebase::open(g, dir);
+    let tiers = g.tiers(None);
+    let mut present = 0usize;
+    let mut missing: Option<TbError> = None;
+    for &t in &tiers {
+        match tb.tier_file(t) {
+            Ok(_) => present += 1,
+            Err(e) if e.kind() == TbErrorKind::NotSolved => missing = Some(e),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if present > 0 {
+        let from = if present == tiers.len() {
+            format!("tablebase in {}", dir.display())
+        } else {
+            format!(
+                "partial tablebase in {} ({present} of {} tiers)",
+                dir.display(),
+                tiers.len()
+            )
+        };
+        return Ok((Box::new(TablebaseOracle { tb }), from));
+    }
     if total_slots(g) <= ON_THE_FLY_LIMIT {
         let t0 = std::time::Instant::now();
         let m = MemoryOracle::solve(g, None);
@@ -120,17 +213,20 @@ pub fn open_oracle<'g, G: Game>(
         );
         return Ok((Box::new(m), from));
     }
-    Err(format!(
-        "no usable tablebase for {} in {}: make it with `qibase solve {} --dir {}` (detail: {tb_err})",
-        g.id(),
-        dir.display(),
-        g.id(),
-        dir.display()
-    ))
+    // `tiers` ends with the full game's top tier: its error names the
+    // command that solves the whole game.
+    Err(match missing {
+        Some(e) => e.into(),
+        None => LookupError::Other(format!("{} has no tiers", g.id())),
+    })
 }
 
 /// The value of `p`: by rule if the game is over there, else from the oracle.
-pub fn position_value<G: Game>(g: &G, oracle: &dyn Oracle<G>, p: &G::Pos) -> Result<Value, String> {
+pub fn position_value<G: Game>(
+    g: &G,
+    oracle: &dyn Oracle<G>,
+    p: &G::Pos,
+) -> Result<Value, LookupError> {
     match g.game_end(p) {
         Some(e) => Ok(e.value),
         None => oracle.value(p),
@@ -174,7 +270,11 @@ impl<G: Game> Analysis<G> {
 }
 
 /// Analyse `p`: its value and every move's value, sorted best first.
-pub fn analyse<G: Game>(g: &G, oracle: &dyn Oracle<G>, p: &G::Pos) -> Result<Analysis<G>, String> {
+pub fn analyse<G: Game>(
+    g: &G,
+    oracle: &dyn Oracle<G>,
+    p: &G::Pos,
+) -> Result<Analysis<G>, LookupError> {
     let end = g.game_end(p);
     let mut infos = Vec::new();
     if end.is_none() {
@@ -216,7 +316,7 @@ pub fn principal_variation<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,
     p: &G::Pos,
-) -> Result<Vec<MoveInfo<G>>, String> {
+) -> Result<Vec<MoveInfo<G>>, LookupError> {
     let start = position_value(g, oracle, p)?;
     let limit = match start {
         Value::Win(n) | Value::Loss(n) => n as usize,

@@ -215,4 +215,57 @@ pub trait Game: Send + Sync {
             .filter(|&k| !images[..k].contains(&images[k]))
             .count() as u64
     }
+
+    // ----- drawing ---------------------------------------------------------
+
+    /// The board's points (in `point_names` order) with coordinates, and the
+    /// lines between them, so one renderer draws every board.
+    fn geometry(&self) -> Geometry;
+}
+
+/// A board as points and lines, for drawing (the web page). Coordinates are
+/// in board units, `x` to the right and `y` downwards (screen order).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Geometry {
+    /// In `Game::point_names` order.
+    pub points: Vec<GeoPoint>,
+    /// Pairs of indices into `points`.
+    pub lines: Vec<[usize; 2]>,
+}
+
+/// One point of a [`Geometry`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GeoPoint {
+    pub name: String,
+    pub x: f64,
+    pub y: f64,
+}
+
+impl Geometry {
+    /// A `w` × `h` grid with orthogonal lines; point `rank * w + file` is
+    /// named `names[rank * w + file]`, rank 0 drawn at the bottom.
+    pub fn grid(w: u32, h: u32, names: Vec<String>) -> Geometry {
+        let points = names
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| GeoPoint {
+                name,
+                x: (i as u32 % w) as f64,
+                y: (h - 1 - i as u32 / w) as f64,
+            })
+            .collect();
+        let mut lines = Vec::new();
+        for r in 0..h {
+            for f in 0..w {
+                let i = (r * w + f) as usize;
+                if f + 1 < w {
+                    lines.push([i, i + 1]);
+                }
+                if r + 1 < h {
+                    lines.push([i, i + w as usize]);
+                }
+            }
+        }
+        Geometry { points, lines }
+    }
 }

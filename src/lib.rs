@@ -7,18 +7,22 @@
 //! * [`solver`] — the generic parallel tier-by-tier retrograde solver;
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
+//! * [`api`] — the one JSON vocabulary of every JSON answer (CLI, engine, HTTP);
+//! * [`server`] — `qibase serve`: the HTTP API and the web page;
 //! * [`ai`] — the program's move choice at each difficulty level;
 //! * [`report`] — the research report of a solved game (markdown and SVG);
 //! * [`cli`] — the `qibase` command line.
 
 pub mod ai;
 pub mod analysis;
+pub mod api;
 pub mod cli;
 pub mod contract;
 pub mod game;
 pub mod games;
 pub mod numbering;
 pub mod report;
+pub mod server;
 pub mod solver;
 pub mod tablebase;
 pub mod value;

@@ -1,7 +1,9 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase::cli::{bench, engine, play, query, report, rules, solve, tbdev, verify, CliError};
+use qibase::cli::{
+    bench, engine, play, query, report, rules, serve, solve, tbdev, verify, CliError,
+};
 
 #[derive(Parser)]
 #[command(
@@ -47,6 +49,8 @@ enum Command {
     Bestmove(engine::BestmoveArgs),
     /// Answer JSON Lines commands on stdin (bestmove, query, moves), one JSON line each.
     Engine(engine::EngineArgs),
+    /// Serve the HTTP API (/api/v1) and the web page (/) on loopback.
+    Serve(serve::ServeArgs),
 }
 
 fn main() {
@@ -89,6 +93,7 @@ fn main() {
         Command::Play(a) => play::run(a),
         Command::Bestmove(a) => engine::bestmove(a),
         Command::Engine(a) => engine::engine(a),
+        Command::Serve(a) => serve::run(a),
         Command::Report(a) => report::run(a),
     };
     if let Err(e) = result {

@@ -72,12 +72,21 @@ fn moves_reports_results_and_game_ends() {
         .find(|m| m["move"] == "a2-a1")
         .expect("a2-a1 listed");
     assert_eq!(capture["position"], "..../..../..../..../XX.. O");
-    assert_eq!(capture["ends"]["value_for_side_to_move"], "loss 0");
+    // The game ends after the capture: O, to move, has lost; the move's
+    // value (known by the rules alone) is a win in one ply for X.
+    assert_eq!(capture["end"]["value"], "loss 0");
+    assert_eq!(capture["end"]["category"], "loss");
+    assert_eq!(capture["value"], "win 1");
+    assert_eq!(capture["remoteness"], 1);
     let quiet = moves
         .iter()
         .find(|m| m["move"] == "a2-a3")
         .expect("a2-a3 listed");
-    assert!(quiet["ends"].is_null());
+    assert!(quiet["end"].is_null());
+    assert!(
+        quiet.get("value").is_none(),
+        "no tablebase, no value: {quiet}"
+    );
 }
 
 #[test]

@@ -182,6 +182,9 @@ fn a_broken_contract_is_caught() {
         fn occupancy(&self, p: &Self::Pos) -> Vec<char> {
             self.0.occupancy(p)
         }
+        fn geometry(&self) -> qibase::game::Geometry {
+            self.0.geometry()
+        }
         fn rule_end(&self, p: &Self::Pos) -> Option<qibase::GameEnd> {
             self.0.rule_end(p)
         }

@@ -55,6 +55,8 @@ fn engine_round_trip_with_bad_commands() {
         40,
         "a draw's PV has 40 plies"
     );
+    assert_eq!(q["pv"][0]["move"], q["best"]);
+    assert_eq!(q["moves"][0]["move"], q["best"]);
     for m in q["moves"].as_array().unwrap() {
         let after = m["position"].as_str().unwrap();
         assert_eq!(m["value"], Value::of_move_to(value(after)).to_string());
@@ -84,6 +86,10 @@ fn engine_round_trip_with_bad_commands() {
     ] {
         let e = ask(bad);
         assert!(e["error"].is_string(), "{bad} -> {e}");
+        assert!(
+            e["code"].as_str().unwrap().starts_with("bad_"),
+            "{bad} -> {e}"
+        );
     }
 
     // bestmove at every level, from a few positions: always legal; perfect
@@ -97,12 +103,14 @@ fn engine_round_trip_with_bad_commands() {
                 &json!({"cmd": "bestmove", "position": p, "difficulty": level, "seed": i})
                     .to_string(),
             );
-            let mv = b["move"].as_str().unwrap_or_else(|| panic!("{b}"));
+            let mv = b["move"]["move"].as_str().unwrap_or_else(|| panic!("{b}"));
             let pos = g.parse_pos(p).unwrap();
             let after = g.apply(&pos, &g.parse_move(&pos, mv).unwrap());
-            assert_eq!(b["position_after"], g.format_pos(&after));
+            assert_eq!(b["move"]["position"], g.format_pos(&after));
             let mv_value = Value::of_move_to(value(&g.format_pos(&after)));
-            assert_eq!(b["value"], mv_value.to_string());
+            assert_eq!(b["move"]["value"], mv_value.to_string());
+            assert_eq!(b["value"], value(p).to_string());
+            assert_eq!(b["optimal"], mv_value == value(p));
             if level == "perfect" {
                 assert_eq!(mv_value, value(p));
             }
@@ -119,8 +127,8 @@ fn engine_round_trip_with_bad_commands() {
         .unwrap();
     let over = ask(&json!({"cmd": "bestmove", "position": g.format_pos(&done)}).to_string());
     assert!(over["move"].is_null(), "{over}");
-    assert_eq!(over["position_value"], "loss 0", "{over}");
-    assert!(over["game_over"]["reason"].is_string(), "{over}");
+    assert_eq!(over["value"], "loss 0", "{over}");
+    assert!(over["end"]["reason"].is_string(), "{over}");
 
     let bye = ask(r#"{"cmd": "quit"}"#);
     assert_eq!(bye["bye"], true);
@@ -151,8 +159,10 @@ fn bestmove_command() {
     let out = run(&["weiming", "XXX/S../OOO X -", "--json"]);
     assert!(out.status.success());
     let j: Json = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(j["position_value"], "draw");
     assert_eq!(j["value"], "draw");
+    assert_eq!(j["category"], "draw");
+    assert!(j["remoteness"].is_null());
+    assert_eq!(j["move"]["value"], "draw");
     // Same seed, same choice.
     let a = run(&[
         "weiming",
@@ -180,4 +190,139 @@ fn bestmove_command() {
         Some(2)
     );
     assert_eq!(run(&["chess", "XXX/S../OOO X -"]).status.code(), Some(2));
+}
+
+mod common;
+
+/// A copy of the committed weiming table with its tier file changed by `f`.
+fn damaged_copy(name: &str, f: impl FnOnce(&mut Vec<u8>)) -> (String, String) {
+    let d = common::temp_dir(name);
+    let src = std::path::Path::new("tablebases/weiming/all.qtb");
+    let dst = d.join("weiming/all.qtb");
+    std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+    let mut bytes = std::fs::read(src).unwrap();
+    f(&mut bytes);
+    std::fs::write(&dst, bytes).unwrap();
+    (
+        d.to_string_lossy().into_owned(),
+        dst.to_string_lossy().into_owned(),
+    )
+}
+
+/// Only a missing table may fall back to a solve in memory: a damaged one
+/// is reported with its path by `bestmove`, `play` and `engine`.
+#[test]
+fn damaged_tables_are_reported_never_replaced() {
+    let flip_last = |b: &mut Vec<u8>| {
+        let n = b.len();
+        b[n - 1] ^= 0x55;
+    };
+    let truncate = |b: &mut Vec<u8>| b.truncate(10);
+    for (name, f) in [
+        ("engine-flip", &flip_last as &dyn Fn(&mut Vec<u8>)),
+        ("engine-trunc", &truncate),
+    ] {
+        let (dir, file) = damaged_copy(name, f);
+        let start = "XXX/S../OOO X -";
+        for args in [
+            vec!["bestmove", "weiming", start, "--dir", &dir],
+            vec!["bestmove", "weiming", start, "--dir", &dir, "--json"],
+            vec!["play", "weiming", "--dir", &dir],
+        ] {
+            let out = Command::new(BIN)
+                .args(&args)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(err.contains(&file), "{args:?}: {err}");
+            assert!(!err.contains("in memory"), "{err}");
+        }
+        let out = Command::new(BIN)
+            .args(["engine", "weiming", "--dir", &dir])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = out.stdin.as_ref().unwrap();
+        writeln!(
+            stdin,
+            "{}\n{}",
+            json!({"cmd": "query", "position": start}),
+            json!({"cmd": "moves", "position": start})
+        )
+        .unwrap();
+        let out = out.wait_with_output().unwrap();
+        let lines: Vec<Json> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["code"], "corrupt_tablebase", "{}", lines[0]);
+        assert!(lines[0]["error"].as_str().unwrap().contains(&file));
+        // The rules need no table: moves still answers.
+        assert_eq!(lines[1]["moves"].as_array().unwrap().len(), 4);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// After `solve --max-pieces`, the engine answers inside the solved tiers
+/// and gives a per-command error outside them.
+#[test]
+fn engine_answers_inside_a_partial_tablebase() {
+    let d = common::temp_dir("engine-partial");
+    let ds = d.to_str().unwrap();
+    let solve = common::qibase(&[
+        "solve",
+        "cannon-chess-4x4",
+        "--max-pieces",
+        "2",
+        "--dir",
+        ds,
+        "--quiet",
+    ]);
+    assert!(solve.status.success());
+    let mut child = Command::new(BIN)
+        .args(["engine", "cannon-chess-4x4", "--dir", ds])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let inside = "..../O.../X..X/.... X";
+    let start = "OOOO/O..O/X..X/XXXX X";
+    for c in [
+        json!({"cmd": "query", "position": inside}),
+        json!({"cmd": "bestmove", "position": inside}),
+        json!({"cmd": "query", "position": start}),
+        json!({"cmd": "bestmove", "position": start}),
+    ] {
+        writeln!(stdin, "{c}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<Json> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    let cli: Json = serde_json::from_slice(
+        &common::qibase(&["query", "cannon-chess-4x4", inside, "--dir", ds, "--json"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(lines[0], cli);
+    assert!(lines[1]["move"]["move"].is_string(), "{}", lines[1]);
+    for l in &lines[2..] {
+        assert_eq!(l["code"], "not_solved", "{l}");
+        assert!(
+            l["error"]
+                .as_str()
+                .unwrap()
+                .contains("qibase solve cannon-chess-4x4"),
+            "{l}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }

@@ -8,9 +8,10 @@ use clap::Args;
 use serde_json::{json, Value as Json};
 
 use super::{game_by_id, CliError, CliResult};
-use crate::ai::{choose, Difficulty, Rng};
-use crate::analysis::{analyse, open_oracle, principal_variation, Oracle};
-use crate::game::{Game, GameEnd};
+use crate::ai::{Difficulty, Rng};
+use crate::analysis::{open_oracle, Oracle, SharedOracle};
+use crate::api::{self, code, ApiError};
+use crate::game::Game;
 use crate::with_game;
 
 #[derive(Args, Debug)]
@@ -45,109 +46,29 @@ pub struct EngineArgs {
     pub seed: Option<u64>,
 }
 
-fn end_json(e: &GameEnd) -> Json {
-    json!({"value": e.value.to_string(), "reason": e.reason.describe()})
-}
-
-/// The `bestmove` answer for a position (also the engine's).
-fn bestmove_json<G: Game>(
-    g: &G,
-    oracle: &dyn Oracle<G>,
-    p: &G::Pos,
-    level: Difficulty,
-    rng: &mut Rng,
-) -> Result<Json, String> {
-    let (a, pick) = choose(g, oracle, p, level, rng)?;
-    let mut out = json!({
-        "position": g.format_pos(p),
-        "difficulty": level.name(),
-        "position_value": a.value.to_string(),
-    });
-    match pick {
-        None => {
-            out["move"] = Json::Null;
-            out["game_over"] = a.end.as_ref().map_or(Json::Null, end_json);
-        }
-        Some(i) => {
-            let m = &a.moves[i];
-            out["move"] = json!(m.text);
-            out["value"] = json!(m.value.to_string());
-            out["optimal"] = json!(m.value == a.value);
-            out["position_after"] = json!(g.format_pos(&m.after));
-            out["game_over_after"] = g.game_end(&m.after).as_ref().map_or(Json::Null, end_json);
-        }
-    }
-    Ok(out)
-}
-
-/// The `query` answer: value, every move's value best first, the principal variation.
-fn query_json<G: Game>(g: &G, oracle: &dyn Oracle<G>, p: &G::Pos) -> Result<Json, String> {
-    let a = analyse(g, oracle, p)?;
-    let pv = principal_variation(g, oracle, p)?;
-    let moves: Vec<Json> = a
-        .moves
-        .iter()
-        .map(|m| json!({"move": m.text, "value": m.value.to_string(), "position": g.format_pos(&m.after)}))
-        .collect();
-    Ok(json!({
-        "position": g.format_pos(p),
-        "side_to_move": g.side_letter(g.side_to_move(p)).to_string(),
-        "value": a.value.to_string(),
-        "game_over": a.end.as_ref().map_or(Json::Null, end_json),
-        "best": a.best().map(|m| m.text.clone()),
-        "moves": moves,
-        "pv": pv.iter().map(|m| m.text.clone()).collect::<Vec<_>>(),
-    }))
-}
-
-/// The `moves` answer: the legal moves and where they lead (no values needed).
-fn moves_json<G: Game>(g: &G, p: &G::Pos) -> Json {
-    let end = g.game_end(p);
-    let mut ms = Vec::new();
-    if end.is_none() {
-        g.moves(p, &mut ms);
-    }
-    let list: Vec<Json> = ms
-        .iter()
-        .map(|m| {
-            let q = g.apply(p, m);
-            json!({
-                "move": g.format_move(m),
-                "position": g.format_pos(&q),
-                "game_over_after": g.game_end(&q).as_ref().map_or(Json::Null, end_json),
-            })
-        })
-        .collect();
-    json!({
-        "position": g.format_pos(p),
-        "side_to_move": g.side_letter(g.side_to_move(p)).to_string(),
-        "game_over": end.as_ref().map_or(Json::Null, end_json),
-        "moves": list,
-    })
-}
-
 pub fn bestmove(a: &BestmoveArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
-    let level: Difficulty = a.difficulty.parse().map_err(CliError::input)?;
+    let level = api::parse_difficulty(&a.difficulty).map_err(CliError::input)?;
     with_game!(any, |g| {
-        let p = g.parse_pos(&a.position).map_err(CliError::input)?;
-        let (oracle, _) = open_oracle(g, &a.dir, &p).map_err(CliError::failure)?;
+        let p = api::parse_position(g, &a.position).map_err(CliError::input)?;
+        let (oracle, _) = open_oracle(g, &a.dir).map_err(CliError::failure)?;
         let mut rng = Rng::new(a.seed.unwrap_or_else(Rng::clock_seed));
-        let j =
-            bestmove_json(g, oracle.as_ref(), &p, level, &mut rng).map_err(CliError::failure)?;
+        let j = api::bestmove(g, oracle.as_ref(), &p, level, a.seed, &mut rng)
+            .map_err(CliError::failure)?;
         if a.json {
-            println!("{j}");
+            println!("{}", api::to_line(&j));
         } else {
-            match j["move"].as_str() {
+            match &j.mv {
                 Some(m) => println!(
-                    "{m}   (move value {}; position value {}; {level})",
-                    j["value"].as_str().unwrap_or("?"),
-                    j["position_value"].as_str().unwrap_or("?")
+                    "{}   (move value {}; position value {}; {level})",
+                    m.mv,
+                    m.value.as_ref().map_or("?", |v| v.value.as_str()),
+                    j.value.value
                 ),
                 None => println!(
                     "no move: the game is over ({}; {} for the side to move)",
-                    j["game_over"]["reason"].as_str().unwrap_or("?"),
-                    j["position_value"].as_str().unwrap_or("?")
+                    j.end.as_ref().map_or("?", |e| e.reason.as_str()),
+                    j.value.value
                 ),
             }
         }
@@ -159,84 +80,100 @@ pub fn bestmove(a: &BestmoveArgs) -> CliResult {
 /// (else the reason, returned for every command that needs values).
 struct Engine<'g, G: Game> {
     g: &'g G,
-    oracle: Result<Box<dyn Oracle<G> + 'g>, String>,
+    oracle: Result<SharedOracle<'g, G>, ApiError>,
     rng: Rng,
 }
 
+fn bad_request(what: impl Into<String>) -> ApiError {
+    ApiError::new(code::BAD_REQUEST, what)
+}
+
 impl<G: Game> Engine<'_, G> {
-    fn oracle(&self) -> Result<&dyn Oracle<G>, String> {
-        self.oracle
-            .as_ref()
-            .map(|b| b.as_ref())
-            .map_err(|e| e.clone())
+    fn oracle(&self) -> Result<&dyn Oracle<G>, ApiError> {
+        match &self.oracle {
+            Ok(o) => Ok(o.as_ref()),
+            Err(e) => Err(e.clone()),
+        }
     }
 
     /// Answer one command line.
     fn answer(&mut self, line: &str) -> Json {
         let cmd: Json = match serde_json::from_str(line) {
             Ok(c) => c,
-            Err(e) => return json!({"error": format!("malformed JSON: {e}")}),
+            Err(e) => {
+                return json!(bad_request(format!("malformed JSON: {e}")).json());
+            }
         };
         let id = cmd.get("id").cloned();
-        let mut out = self.run(&cmd).unwrap_or_else(|e| json!({"error": e}));
+        let mut out = self.run(&cmd).unwrap_or_else(|e| json!(e.json()));
         if let (Some(id), Some(obj)) = (id, out.as_object_mut()) {
             obj.insert("id".to_string(), id);
         }
         out
     }
 
-    fn run(&mut self, cmd: &Json) -> Result<Json, String> {
+    fn run(&mut self, cmd: &Json) -> Result<Json, ApiError> {
         let Some(obj) = cmd.as_object() else {
-            return Err("a command must be a JSON object".to_string());
+            return Err(bad_request("a command must be a JSON object"));
         };
         let name = obj
             .get("cmd")
             .and_then(Json::as_str)
-            .ok_or("missing \"cmd\" (bestmove, query, moves or quit)")?;
-        let position = || -> Result<G::Pos, String> {
-            let s = obj
-                .get("position")
-                .and_then(Json::as_str)
-                .ok_or("missing \"position\" (a position string)")?;
-            self.g
-                .parse_pos(s)
-                .map_err(|e| format!("bad position: {e}"))
+            .ok_or_else(|| bad_request("missing \"cmd\" (bestmove, query, moves or quit)"))?;
+        let g = self.g;
+        let position = || -> Result<G::Pos, ApiError> {
+            let s = match obj.get("position") {
+                Some(Json::String(s)) => s,
+                _ => {
+                    return Err(ApiError::new(
+                        code::BAD_POSITION,
+                        "missing \"position\" (a position string)",
+                    ))
+                }
+            };
+            let p = api::parse_position(g, s)?;
+            let mv = match obj.get("move") {
+                None | Some(Json::Null) => None,
+                Some(Json::String(m)) => Some(m.as_str()),
+                Some(_) => return Err(ApiError::new(code::BAD_MOVE, "\"move\" must be a string")),
+            };
+            api::after_move(g, p, mv)
         };
         match name {
             "bestmove" => {
                 let p = position()?;
                 let level = match obj.get("difficulty") {
                     None | Some(Json::Null) => Difficulty::Perfect,
-                    Some(Json::String(s)) => s.parse()?,
-                    Some(_) => return Err("\"difficulty\" must be a string".to_string()),
-                };
-                let mut own;
-                let rng = match obj.get("seed") {
-                    None | Some(Json::Null) => &mut self.rng,
-                    Some(s) => {
-                        let seed = s
-                            .as_u64()
-                            .ok_or("\"seed\" must be a non-negative integer")?;
-                        own = Rng::new(seed);
-                        &mut own
+                    Some(Json::String(s)) => api::parse_difficulty(s)?,
+                    Some(_) => {
+                        return Err(ApiError::new(
+                            code::BAD_DIFFICULTY,
+                            "\"difficulty\" must be a string",
+                        ))
                     }
                 };
-                let oracle = self
-                    .oracle
-                    .as_ref()
-                    .map(|b| b.as_ref())
-                    .map_err(|e| e.clone())?;
-                bestmove_json(self.g, oracle, &p, level, rng)
+                let seed = match obj.get("seed") {
+                    None | Some(Json::Null) => None,
+                    Some(s) => Some(s.as_u64().ok_or_else(|| {
+                        ApiError::new(code::BAD_SEED, "\"seed\" must be a non-negative integer")
+                    })?),
+                };
+                let oracle = match &self.oracle {
+                    Ok(o) => o.as_ref(),
+                    Err(e) => return Err(e.clone()),
+                };
+                let j = api::bestmove(g, oracle, &p, level, seed, &mut self.rng)?;
+                Ok(json!(j))
             }
             "query" => {
                 let p = position()?;
-                query_json(self.g, self.oracle()?, &p)
+                Ok(json!(api::query(g, self.oracle()?, &p, true)?))
             }
-            "moves" => Ok(moves_json(self.g, &position()?)),
+            "moves" => Ok(json!(api::moves(g, &position()?))),
             "quit" => Ok(json!({"bye": true})),
-            other => Err(format!(
+            other => Err(bad_request(format!(
                 "unknown cmd '{other}' (bestmove, query, moves or quit)"
-            )),
+            ))),
         }
     }
 }
@@ -244,7 +181,11 @@ impl<G: Game> Engine<'_, G> {
 pub fn engine(a: &EngineArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
-        let oracle = open_oracle(g, &a.dir, &g.start()).map(|(o, _)| o);
+        // Opened once; a partial tablebase answers inside its tiers, and a
+        // missing or damaged one gives every value command the error.
+        let oracle = open_oracle(g, &a.dir)
+            .map(|(o, _)| o)
+            .map_err(ApiError::from);
         let mut e = Engine {
             g,
             oracle,

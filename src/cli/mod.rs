@@ -8,6 +8,7 @@ pub mod play;
 pub mod query;
 pub mod report;
 pub mod rules;
+pub mod serve;
 pub mod solve;
 pub mod tbdev;
 pub mod verify;

@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 
 use super::{game_by_id, CliError, CliResult};
 use crate::ai::{choose, Difficulty, Rng};
-use crate::analysis::{analyse, open_oracle, pass_turn, Oracle};
+use crate::analysis::{analyse, open_oracle, pass_turn, position_value, Oracle};
 use crate::game::{Game, Side};
 use crate::value::Value;
 use crate::with_game;
@@ -436,7 +436,9 @@ pub fn run(a: &PlayArgs) -> CliResult {
             Some(s) => g.parse_pos(s).map_err(CliError::input)?,
             None => g.start(),
         };
-        let (oracle, source) = open_oracle(g, &a.dir, &initial).map_err(CliError::failure)?;
+        let (oracle, source) = open_oracle(g, &a.dir).map_err(CliError::failure)?;
+        // A partial tablebase may not cover the chosen start: say so now.
+        position_value(g, oracle.as_ref(), &initial).map_err(CliError::failure)?;
         let human = match a.side {
             SideArg::First => Side::First,
             SideArg::Second => Side::Second,

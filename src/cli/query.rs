@@ -5,10 +5,10 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use serde::Serialize;
 
 use super::{game_by_id, CliError, CliResult};
-use crate::analysis::{analyse, principal_variation, Analysis, MoveInfo, Oracle, TablebaseOracle};
+use crate::analysis::{analyse, principal_variation, Oracle, TablebaseOracle};
+use crate::api::{self, ErrorJson};
 use crate::game::Game;
 use crate::value::Value;
 use crate::with_game;
@@ -28,72 +28,21 @@ pub struct QueryArgs {
     pub json: bool,
 }
 
-#[derive(Serialize)]
-struct MoveOut {
-    #[serde(rename = "move")]
-    mv: String,
-    position: String,
-    value: String,
-}
-
-/// Field order as documented: position, value, moves, then the extras.
-#[derive(Serialize)]
-struct AnswerOut {
-    position: String,
-    value: String,
-    moves: Vec<MoveOut>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    end: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pv: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pv_end: Option<String>,
-}
-
-#[derive(Serialize)]
-struct ErrorOut<'a> {
-    position: &'a str,
-    error: String,
-}
-
-fn answer_json<G: Game>(g: &G, a: &Analysis<G>, pv: Option<&[MoveInfo<G>]>) -> String {
-    let o = AnswerOut {
-        position: g.format_pos(&a.pos),
-        value: a.value.to_string(),
-        moves: a
-            .moves
-            .iter()
-            .map(|m| MoveOut {
-                mv: m.text.clone(),
-                position: g.format_pos(&m.after),
-                value: m.value.to_string(),
-            })
-            .collect(),
-        end: a.end.map(|e| e.reason.describe()),
-        pv: pv.map(|pv| pv.iter().map(|m| m.text.clone()).collect()),
-        pv_end: pv.and_then(|pv| pv.last().map(|m| g.format_pos(&m.after))),
-    };
-    serde_json::to_string(&o).expect("serialises")
-}
-
-fn error_json(position: &str, error: String) -> String {
-    serde_json::to_string(&ErrorOut { position, error }).expect("serialises")
-}
-
 pub fn run(a: &QueryArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
-        let tb = TablebaseOracle::open(g, &a.dir).map_err(CliError::failure)?;
+        let tb = TablebaseOracle::open(g, &a.dir);
         if a.position == "-" {
             return stdin_lines(g, &tb);
         }
-        let p = g.parse_pos(&a.position).map_err(CliError::input)?;
-        let ans = analyse(g, &tb, &p).map_err(CliError::failure)?;
-        let pv = principal_variation(g, &tb, &p).map_err(CliError::failure)?;
+        let p = api::parse_position(g, &a.position).map_err(CliError::input)?;
         if a.json {
-            println!("{}", answer_json(g, &ans, Some(&pv)));
+            let j = api::query(g, &tb, &p, true).map_err(CliError::failure)?;
+            println!("{}", api::to_line(&j));
             return Ok(());
         }
+        let ans = analyse(g, &tb, &p).map_err(CliError::failure)?;
+        let pv = principal_variation(g, &tb, &p).map_err(CliError::failure)?;
         let mut out = String::new();
         out += &format!("position: {}\n", g.format_pos(&p));
         out += &format!("value:    {}\n", ans.value);
@@ -137,7 +86,7 @@ pub fn run(a: &QueryArgs) -> CliResult {
 }
 
 /// JSON Lines: one answer (or error) per input line; bad lines do not stop
-/// the others. Blank lines are skipped.
+/// the others. Blank lines are skipped. No principal variation (bulk use).
 fn stdin_lines<G: Game>(g: &G, tb: &dyn Oracle<G>) -> CliResult {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
@@ -148,12 +97,14 @@ fn stdin_lines<G: Game>(g: &G, tb: &dyn Oracle<G>) -> CliResult {
         if text.is_empty() {
             continue;
         }
-        let o = match g.parse_pos(text) {
-            Err(e) => error_json(text, e),
-            Ok(p) => match analyse(g, tb, &p) {
-                Ok(a) => answer_json(g, &a, None),
-                Err(e) => error_json(text, e),
-            },
+        let answer = api::parse_position(g, text)
+            .and_then(|p| api::query(g, tb, &p, false).map_err(api::ApiError::from));
+        let o = match answer {
+            Ok(j) => api::to_line(&j),
+            Err(e) => api::to_line(&ErrorJson {
+                position: Some(text.to_string()),
+                ..e.json()
+            }),
         };
         writeln!(out, "{o}")
             .and_then(|_| out.flush())

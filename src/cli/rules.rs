@@ -3,7 +3,6 @@
 use std::time::Instant;
 
 use clap::Args;
-use serde_json::json;
 
 use super::{game_by_id, CliError, CliResult};
 use crate::game::Game;
@@ -86,21 +85,7 @@ pub fn moves(a: &MovesArgs) -> CliResult {
             })
             .collect();
         if a.json {
-            let list: Vec<_> = rows
-                .iter()
-                .map(|(m, q, e)| {
-                    json!({
-                        "move": m,
-                        "position": q,
-                        "ends": e.map(|e| json!({"value_for_side_to_move": e.value.to_string(), "reason": e.reason.describe()})),
-                    })
-                })
-                .collect();
-            let own_end = g.game_end(&p).map(|e| json!({"value_for_side_to_move": e.value.to_string(), "reason": e.reason.describe()}));
-            println!(
-                "{}",
-                json!({"position": g.format_pos(&p), "ends": own_end, "moves": list})
-            );
+            println!("{}", crate::api::to_line(&crate::api::moves(g, &p)));
         } else {
             if let Some(e) = g.game_end(&p) {
                 println!("game over: {} ({})", e.reason.describe(), e.value);

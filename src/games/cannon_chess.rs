@@ -826,6 +826,10 @@ impl Game for CannonChess {
             }
         }
     }
+
+    fn geometry(&self) -> crate::game::Geometry {
+        crate::game::Geometry::grid(self.w, self.h, self.point_names())
+    }
 }
 
 #[cfg(test)]

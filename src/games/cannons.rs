@@ -661,6 +661,10 @@ impl Game for Cannons {
             }
         }
     }
+
+    fn geometry(&self) -> crate::game::Geometry {
+        crate::game::Geometry::grid(self.w, self.h, self.point_names())
+    }
 }
 
 #[cfg(test)]

@@ -598,4 +598,36 @@ impl Game for Weiming {
             }
         }
     }
+
+    /// The drawing of the module comment: `s` to the left of `x`, off the
+    /// `tl`–`bl` column so that no line seems to pass through it.
+    fn geometry(&self) -> crate::game::Geometry {
+        // In POINT_NAMES order: tl tm tr s x m bl bm br.
+        const XY: [(f64, f64); 9] = [
+            (1.0, 0.0),
+            (3.0, 0.0),
+            (5.0, 0.0),
+            (0.0, 1.0),
+            (2.0, 1.0),
+            (3.0, 1.0),
+            (1.0, 2.0),
+            (3.0, 2.0),
+            (5.0, 2.0),
+        ];
+        crate::game::Geometry {
+            points: POINT_NAMES
+                .iter()
+                .zip(XY)
+                .map(|(n, (x, y))| crate::game::GeoPoint {
+                    name: n.to_string(),
+                    x,
+                    y,
+                })
+                .collect(),
+            lines: EDGES
+                .iter()
+                .map(|&(a, b)| [a as usize, b as usize])
+                .collect(),
+        }
+    }
 }

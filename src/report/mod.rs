@@ -122,8 +122,8 @@ impl<'g, G: Game> Probe<'g, G> {
 }
 
 impl<G: Game> Oracle<G> for Probe<'_, G> {
-    fn value(&self, p: &G::Pos) -> Result<Value, String> {
-        Probe::value(self, p)
+    fn value(&self, p: &G::Pos) -> Result<Value, crate::analysis::LookupError> {
+        Ok(Probe::value(self, p)?)
     }
 }
 
