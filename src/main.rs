@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use qibase::cli::{
-    bench, engine, play, query, report, rules, serve, solve, tbdev, verify, CliError,
+    bench, bench_probe, convert, engine, play, query, report, rules, serve, solve, verify, CliError,
 };
 
 #[derive(Parser)]
@@ -32,13 +32,12 @@ enum Command {
     Query(query::QueryArgs),
     /// Check every tablebase checksum and re-derive every stored value from its moves.
     Verify(verify::VerifyArgs),
-    /// Which tiers are on disk: positions, file sizes, bits/position, solve statistics.
+    /// Which tiers are on disk: slots, bits per used slot of each section, solve statistics.
     Info(verify::InfoArgs),
-    /// Measure random single-position probes per second on a warm cache.
-    BenchProbe(tbdev::BenchProbeArgs),
-    /// Measure the codec variants on solved tiers (bits per position).
-    #[command(hide = true)]
-    MeasureCodec(tbdev::MeasureArgs),
+    /// Rewrite old (format 2) tablebase files in the current format, without solving again.
+    Convert(convert::ConvertArgs),
+    /// Measure uniform random lookups per second per thread: cold WDL, cold full value, repeated.
+    BenchProbe(bench_probe::BenchProbeArgs),
     /// Write the research report of a solved game (markdown and SVG figures).
     Report(report::ReportArgs),
     /// Benchmark: move generation speed and a solve from scratch in a temporary directory.
@@ -87,8 +86,8 @@ fn main() {
         Command::Query(a) => query::run(a),
         Command::Verify(a) => verify::verify(a),
         Command::Info(a) => verify::info(a),
-        Command::BenchProbe(a) => tbdev::bench_probe(a),
-        Command::MeasureCodec(a) => tbdev::measure(a),
+        Command::Convert(a) => convert::run(a),
+        Command::BenchProbe(a) => bench_probe::bench_probe(a),
         Command::Bench(a) => bench::run(a),
         Command::Play(a) => play::run(a),
         Command::Bestmove(a) => engine::bestmove(a),

@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 
 use qibase::game::Game;
 use qibase::games::Weiming;
-use qibase::tablebase::header::{parse_layout, qhash64, PREAMBLE_LEN};
+use qibase::tablebase::checksum::checksum64;
+use qibase::tablebase::header::{parse_layout, Layout, PREAMBLE_LEN};
 use qibase::tablebase::{
     read_tier_meta, read_tier_values, tier_path, write_tier, Tablebase, TierFile,
 };
@@ -265,7 +266,7 @@ fn other_format_version() {
         b[8..12].copy_from_slice(&other.to_le_bytes());
         // A well-formed file of that version: its checksum matches.
         let h = header_len(b) - 8;
-        let sum = qhash64(&b[..h]);
+        let sum = checksum64(&b[..h]);
         b[h..h + 8].copy_from_slice(&sum.to_le_bytes());
     });
     let expected = format!("format version {}", qibase::tablebase::FORMAT_VERSION + 1);
@@ -285,14 +286,29 @@ fn truncated_file() {
     }
 }
 
+/// The block holding the start position, and the file layout.
+fn start_block(full: &[u8]) -> (Layout, usize) {
+    let g = Weiming::new();
+    let layout = parse_layout(Path::new("x"), full).unwrap();
+    let b = (g.rank(0, &g.start()) / layout.header.block_size as u64) as usize;
+    (layout, b)
+}
+
 #[test]
 fn flipped_byte_in_a_block() {
     let full = fs::read(weiming_file(solved())).unwrap();
-    let layout = parse_layout(Path::new("x"), &full).unwrap();
-    let start = layout.data_start;
-    for (k, at) in [start, start + (full.len() - start) / 2, full.len() - 1]
-        .into_iter()
-        .enumerate()
+    let (layout, b) = start_block(&full);
+    let (w, r) = (layout.wdl_range(b), layout.rem_range(b));
+    assert!(!r.is_empty(), "the start's block has a remoteness stream");
+    for (k, at) in [
+        w.start,
+        (w.start + w.end) / 2,
+        w.end - 1,
+        r.start,
+        r.end - 1,
+    ]
+    .into_iter()
+    .enumerate()
     {
         let (d, file) = damaged(&format!("block{k}"), |b| b[at] ^= 0x20);
         assert_cli_fails_with(&d, &file, "corrupt block", false);
@@ -313,30 +329,43 @@ fn flipped_byte_in_the_header() {
 }
 
 /// Exhaustively (through the library, to keep it fast): every single-bit
-/// flip anywhere in the file is refused, by `read_tier_values` and by a probe.
+/// flip anywhere in the file is refused by `read_tier_values`; a probe of
+/// the start position refuses every flip in the header, the index and the
+/// start's own block, and still answers right after a flip elsewhere.
 #[test]
 fn every_flip_is_refused() {
     let g = Weiming::new();
     let src = weiming_file(solved());
     let full = fs::read(&src).unwrap();
+    let (layout, sb) = start_block(&full);
+    let right = Tablebase::open(&g, solved()).probe(&g.start()).unwrap();
     let d = scratch("everyflip");
     let file = weiming_file(&d);
     fs::create_dir_all(file.parent().unwrap()).unwrap();
     let start = g.start();
+    let (w, r) = (layout.wdl_range(sb), layout.rem_range(sb));
+    let (mut refused, mut answered) = (0, 0);
     for at in 0..full.len() {
         let mut b = full.clone();
         b[at] ^= 1 << (at % 8);
         fs::write(&file, &b).unwrap();
-        let r = read_tier_values(&file, g.id(), g.rules_hash(), 0);
-        let e = r.expect_err(&format!("flip at byte {at} accepted"));
+        let r0 = read_tier_values(&file, g.id(), g.rules_hash(), 0);
+        let e = r0.expect_err(&format!("flip at byte {at} accepted"));
         assert_eq!(e.path, file);
-        let tb = Tablebase::open(&g, &d);
-        assert!(tb.probe(&start).is_err(), "probe after flip at {at}");
         let meta_ok = TierFile::open(&file, g.id(), g.rules_hash(), 0).is_ok();
         // The header and index checks alone catch every flip before the data.
-        let data_start = parse_layout(&src, &full).unwrap().data_start;
-        assert_eq!(meta_ok, at >= data_start, "flip at {at}");
+        assert_eq!(meta_ok, at >= layout.data_start, "flip at {at}");
+        let tb = Tablebase::open(&g, &d);
+        let probe = tb.probe(&start);
+        if !meta_ok || w.contains(&at) || r.contains(&at) {
+            assert!(probe.is_err(), "probe after flip at {at}");
+            refused += 1;
+        } else {
+            assert_eq!(probe.unwrap(), right, "probe after flip at {at}");
+            answered += 1;
+        }
     }
+    assert!(refused > 0 && answered > 0);
 }
 
 #[test]

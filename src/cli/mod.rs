@@ -3,6 +3,8 @@
 use std::fmt;
 
 pub mod bench;
+pub mod bench_probe;
+pub mod convert;
 pub mod engine;
 pub mod play;
 pub mod query;
@@ -10,7 +12,6 @@ pub mod report;
 pub mod rules;
 pub mod serve;
 pub mod solve;
-pub mod tbdev;
 pub mod verify;
 
 /// A command failure: one line for stderr and the exit code.

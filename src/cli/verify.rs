@@ -182,24 +182,29 @@ pub fn info(a: &InfoArgs) -> CliResult {
             a.dir.join(g.id()).display()
         );
         println!(
-            "{:>8} {:>12} {:>12} {:>9} {:>11} {:>11} {:>11} {:>11} {:>7} {:>8} {:>9}",
+            "{:>8} {:>12} {:>12} {:>11} {:>7} {:>7} {:>7} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8} {:>7}",
             "tier",
             "slots",
+            "used",
             "file bytes",
-            "bits/used",
+            "WDL b",
+            "rem b",
+            "all b",
             "wins",
             "losses",
             "draws",
-            "unused",
             "max win",
             "max loss",
-            "seconds"
+            "solve s",
+            "write s"
         );
-        let (mut pos, mut bytes, mut present, mut bad) = (0u64, 0u64, 0usize, 0usize);
+        let (mut used_all, mut bytes, mut present, mut bad) = (0u64, 0u64, 0usize, 0usize);
+        let (mut wdl_all, mut rem_all) = (0u64, 0u64);
         let mut real = 0u64;
         let mut missing = Vec::new();
-        let mut enc = None;
+        let mut block = None;
         let all = g.tiers(None);
+        let bits = |b: u64, n: u64| b as f64 * 8.0 / n.max(1) as f64;
         for &t in &all {
             let name = g.tier_name(t);
             let path = tier_path(&a.dir, g.id(), &name);
@@ -211,25 +216,34 @@ pub fn info(a: &InfoArgs) -> CliResult {
                 Ok(f) => {
                     let m = f.meta();
                     let s = &m.stats;
+                    let h = f.header();
                     let used = m.positions - s.unused;
+                    // Each section owns its half of the block index.
+                    let (_, index) = f.layout().overhead();
+                    let wdl = h.wdl_len + index / 2;
+                    let rem = h.rem_len + index / 2;
                     println!(
-                        "{name:>8} {:>12} {:>12} {:>9.3} {:>11} {:>11} {:>11} {:>11} {:>7} {:>8} {:>9.2}",
+                        "{name:>8} {:>12} {used:>12} {:>11} {:>7.3} {:>7.3} {:>7.3} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8.2} {:>7.3}",
                         m.positions,
                         f.file_len(),
-                        f.file_len() as f64 * 8.0 / used.max(1) as f64,
+                        bits(wdl, used),
+                        bits(rem, used),
+                        bits(f.file_len(), used),
                         s.wins,
                         s.losses,
                         s.draws,
-                        s.unused,
                         s.max_win,
                         s.max_loss,
-                        s.seconds
+                        s.seconds,
+                        s.write_seconds
                     );
-                    pos += used;
+                    used_all += used;
+                    wdl_all += wdl;
+                    rem_all += rem;
                     real += g.tier_positions(t);
                     bytes += f.file_len();
                     present += 1;
-                    enc = Some((f.header().encoding.name(), f.header().block_size));
+                    block = Some(h.block_size);
                 }
                 Err(e) => {
                     println!("{name:>8}  BAD  {e}");
@@ -238,16 +252,23 @@ pub fn info(a: &InfoArgs) -> CliResult {
             }
         }
         println!(
-            "{present} of {} tiers present, {pos} stored positions, {bytes} bytes, {:.3} bits/stored position",
+            "{present} of {} tiers present, {used_all} used slots, {bytes} bytes: {:.3} bits per used slot \
+             (WDL section {:.3}, remoteness section {:.3}, headers {:.3})",
             all.len(),
-            bytes as f64 * 8.0 / pos.max(1) as f64
+            bits(bytes, used_all),
+            bits(wdl_all, used_all),
+            bits(rem_all, used_all),
+            bits(bytes - wdl_all - rem_all, used_all)
         );
         println!(
             "they stand for {real} positions (every placement, both sides to move): {:.3} bits/position",
-            bytes as f64 * 8.0 / real.max(1) as f64
+            bits(bytes, real)
         );
-        if let Some((e, bs)) = enc {
-            println!("encoding {e}, {bs} positions per block");
+        if let Some(bs) = block {
+            println!(
+                "format {}, {bs} slots per block, rANS over a static context model",
+                crate::tablebase::FORMAT_VERSION
+            );
         }
         if !missing.is_empty() {
             let shown: Vec<_> = missing.iter().take(12).cloned().collect();

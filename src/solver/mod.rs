@@ -140,6 +140,7 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
 
         let meta = TierMeta {
             game: g.id().to_string(),
+            variant: g.id().to_string(),
             rules_hash: g.rules_hash(),
             tier: t,
             tier_name: name.clone(),

@@ -1,100 +1,54 @@
-//! The fixed preamble, the postcard-encoded header, the block index and the
-//! checksum function of a tier file. The byte layout is documented in
+//! Format 3 layout: the fixed preamble, the postcard-encoded header, the
+//! block index and the two sections. The byte layout is documented in
 //! `docs/tablebase-format.md`; keep the two in step.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::checksum::checksum64;
 use super::error::{err, err_kind, TbError, TbErrorKind};
+use super::model::ModelSpec;
 use super::TierMeta;
-use crate::value::Packed;
 
 /// First 8 bytes of every tier file.
 pub const MAGIC: [u8; 8] = *b"QIBASETB";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Magic (8) + format version (4) + header body length (4).
 pub const PREAMBLE_LEN: usize = 16;
-/// Bytes of one block-index entry: data offset (u64 LE) + checksum (u64 LE).
+/// Bytes of one block-index entry: WDL offset, WDL checksum, remoteness
+/// offset, remoteness checksum (u32 LE each).
 pub const INDEX_ENTRY_LEN: usize = 16;
-/// Largest header body accepted (the symbol table dominates: ≤ 65 535 × 3 bytes).
-pub const MAX_HEADER_LEN: usize = 1 << 20;
-
-/// How the blocks are coded.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
-    /// Each block: the packed u16 values, little endian, uncompressed.
-    Raw16,
-    /// Each block: the values mapped to frequency-ranked symbols, one byte
-    /// each (255 = escape, followed by the packed u16 LE), then compressed as
-    /// one zstd frame.
-    SymbolsZstd,
-}
-
-impl Encoding {
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::Raw16 => "raw16",
-            Encoding::SymbolsZstd => "symbols+zstd",
-        }
-    }
-}
+/// Largest header body accepted.
+pub const MAX_HEADER_LEN: usize = 1 << 22;
 
 /// The header body (postcard-encoded after the preamble).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Header {
-    /// Game id, rules hash, tier key and name, position count, solve stats.
+    /// Game, variant, rules hash, tier key and name, slot count, solve stats.
     pub meta: TierMeta,
-    pub encoding: Encoding,
-    /// Positions per block (the last block may be shorter).
+    /// Slots per block (the last block may be shorter).
     pub block_size: u32,
     /// Number of blocks: `ceil(positions / block_size)`.
     pub blocks: u64,
-    /// Symbol table: symbol `s` stands for packed value `symbols[s]`
-    /// (most frequent first). Empty for `Raw16`.
-    pub symbols: Vec<Packed>,
-    /// Total bytes of the block data section.
-    pub data_len: u64,
+    /// The static context model (frequency tables) of both sections.
+    pub model: ModelSpec,
+    /// Bytes of the WDL section.
+    pub wdl_len: u64,
+    /// Bytes of the remoteness section.
+    pub rem_len: u64,
     /// Checksum of the block index bytes.
     pub index_checksum: u64,
 }
 
-/// One block-index entry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One block's index entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct BlockEntry {
-    /// Offset of the block's bytes from the start of the data section.
-    pub offset: u64,
-    /// Checksum of the block's (compressed) bytes.
-    pub checksum: u64,
-}
-
-/// qhash64: a word-at-a-time 64-bit checksum (not cryptographic).
-/// Each 8-byte little-endian word `w` (the tail zero-padded) updates
-/// `h = rotl((h ^ w) * K1, 31)`, starting from `h = K0 ^ len * K2`; the result
-/// is `fmix64(h)` (MurmurHash3's finaliser). Every step is a bijection of `h`,
-/// so any change confined to one word always changes the checksum.
-pub fn qhash64(bytes: &[u8]) -> u64 {
-    const K0: u64 = 0x9E37_79B9_7F4A_7C15;
-    const K1: u64 = 0xC2B2_AE3D_27D4_EB4F;
-    const K2: u64 = 0x1656_67B1_9E37_79F9;
-    let mut h = K0 ^ (bytes.len() as u64).wrapping_mul(K2);
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes(c.try_into().unwrap());
-        h = (h ^ w).wrapping_mul(K1).rotate_left(31);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut b = [0u8; 8];
-        b[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(b)).wrapping_mul(K1).rotate_left(31);
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    h ^ (h >> 33)
+    pub wdl_offset: u32,
+    pub wdl_checksum: u32,
+    pub rem_offset: u32,
+    pub rem_checksum: u32,
 }
 
 /// Preamble + header body + header checksum, ready to write.
@@ -105,7 +59,7 @@ pub fn encode_header(h: &Header) -> Vec<u8> {
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend_from_slice(&body);
-    let sum = qhash64(&out);
+    let sum = checksum64(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
 }
@@ -113,8 +67,9 @@ pub fn encode_header(h: &Header) -> Vec<u8> {
 pub fn encode_index(entries: &[BlockEntry]) -> Vec<u8> {
     let mut out = Vec::with_capacity(entries.len() * INDEX_ENTRY_LEN);
     for e in entries {
-        out.extend_from_slice(&e.offset.to_le_bytes());
-        out.extend_from_slice(&e.checksum.to_le_bytes());
+        for x in [e.wdl_offset, e.wdl_checksum, e.rem_offset, e.rem_checksum] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
     }
     out
 }
@@ -132,8 +87,15 @@ fn le_u64(b: &[u8]) -> u64 {
 pub struct Layout {
     pub header: Header,
     pub index: Vec<BlockEntry>,
-    /// Byte offset of the data section in the file.
+    /// Byte offset of the block index in the file.
+    pub index_start: usize,
+    /// Byte offset of the WDL section (the remoteness section follows it).
     pub data_start: usize,
+}
+
+/// The format version field of a file that starts with the magic.
+pub fn version_of(bytes: &[u8]) -> Option<u32> {
+    (bytes.len() >= 12 && bytes[..8] == MAGIC).then(|| le_u32(&bytes[8..]))
 }
 
 /// Parse and check everything except the block data: magic, version,
@@ -150,17 +112,27 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
             format!("truncated file ({} bytes, no complete header)", bytes.len()),
         ));
     }
-    if bytes[..8] != MAGIC {
-        return Err(err(path, "not a qibase tablebase file (bad magic)"));
-    }
     let version = le_u32(&bytes[8..]);
+    if version == super::v2::header::FORMAT_VERSION {
+        let game = super::v2::header::parse_layout(path, bytes)
+            .map(|l| l.header.meta.game)
+            .unwrap_or_else(|_| "GAME".into());
+        return Err(err_kind(
+            TbErrorKind::Foreign,
+            path,
+            format!(
+                "tablebase format version 2 (an older qibase); this qibase reads version \
+                 {FORMAT_VERSION}: `qibase convert {game}` rewrites it without solving again"
+            ),
+        ));
+    }
     if version != FORMAT_VERSION {
         return Err(err_kind(
             TbErrorKind::Foreign,
             path,
             format!(
                 "tablebase format version {version}, but this qibase reads version \
-                 {FORMAT_VERSION} (re-solve with this qibase)"
+                 {FORMAT_VERSION} (solve again with this qibase)"
             ),
         ));
     }
@@ -182,7 +154,7 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
             ),
         ));
     }
-    if qhash64(&bytes[..hend]) != le_u64(&bytes[hend..]) {
+    if checksum64(&bytes[..hend]) != le_u64(&bytes[hend..]) {
         return Err(err(path, "corrupt header (header checksum mismatch)"));
     }
     let header: Header = postcard::from_bytes(&bytes[PREAMBLE_LEN..hend])
@@ -201,12 +173,17 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
             ),
         ));
     }
+    if header.wdl_len > u32::MAX as u64 || header.rem_len > u32::MAX as u64 {
+        return Err(err(path, "corrupt header (section longer than 4 GiB)"));
+    }
     let index_start = hend + 8;
     let index_len = (header.blocks as usize)
         .checked_mul(INDEX_ENTRY_LEN)
         .ok_or_else(|| err(path, "corrupt header (block count overflows)"))?;
     let data_start = index_start + index_len;
-    let total = (data_start as u64).saturating_add(header.data_len);
+    let total = (data_start as u64)
+        .saturating_add(header.wdl_len)
+        .saturating_add(header.rem_len);
     if (bytes.len() as u64) < total {
         return Err(err(
             path,
@@ -226,68 +203,70 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
         ));
     }
     let index_bytes = &bytes[index_start..data_start];
-    if qhash64(index_bytes) != header.index_checksum {
+    if checksum64(index_bytes) != header.index_checksum {
         return Err(err(path, "corrupt block index (index checksum mismatch)"));
     }
     let mut index = Vec::with_capacity(header.blocks as usize);
-    let mut prev = 0u64;
+    let (mut pw, mut pr) = (0u32, 0u32);
     for c in index_bytes.chunks_exact(INDEX_ENTRY_LEN) {
         let e = BlockEntry {
-            offset: le_u64(c),
-            checksum: le_u64(&c[8..]),
+            wdl_offset: le_u32(c),
+            wdl_checksum: le_u32(&c[4..]),
+            rem_offset: le_u32(&c[8..]),
+            rem_checksum: le_u32(&c[12..]),
         };
-        if e.offset < prev || e.offset > header.data_len {
+        if e.wdl_offset < pw
+            || e.wdl_offset as u64 > header.wdl_len
+            || e.rem_offset < pr
+            || e.rem_offset as u64 > header.rem_len
+        {
             return Err(err(path, "corrupt block index (offsets out of order)"));
         }
-        prev = e.offset;
+        (pw, pr) = (e.wdl_offset, e.rem_offset);
         index.push(e);
-    }
-    if header.encoding == Encoding::SymbolsZstd && header.symbols.len() > 255 + 65_535 {
-        return Err(err(path, "corrupt header (symbol table too long)"));
     }
     Ok(Layout {
         header,
         index,
+        index_start,
         data_start,
     })
 }
 
 impl Layout {
-    /// The byte range of block `b` inside the file.
-    pub fn block_range(&self, b: usize) -> std::ops::Range<usize> {
-        let start = self.index[b].offset as usize;
+    /// The byte range of block `b`'s WDL stream inside the file.
+    pub fn wdl_range(&self, b: usize) -> std::ops::Range<usize> {
+        let start = self.index[b].wdl_offset as usize;
         let end = self
             .index
             .get(b + 1)
-            .map(|e| e.offset)
-            .unwrap_or(self.header.data_len) as usize;
+            .map_or(self.header.wdl_len as usize, |e| e.wdl_offset as usize);
         self.data_start + start..self.data_start + end
     }
 
-    /// Number of positions in block `b`.
+    /// The byte range of block `b`'s remoteness stream inside the file.
+    pub fn rem_range(&self, b: usize) -> std::ops::Range<usize> {
+        let base = self.data_start + self.header.wdl_len as usize;
+        let start = self.index[b].rem_offset as usize;
+        let end = self
+            .index
+            .get(b + 1)
+            .map_or(self.header.rem_len as usize, |e| e.rem_offset as usize);
+        base + start..base + end
+    }
+
+    /// Number of slots in block `b`.
     pub fn block_len(&self, b: usize) -> usize {
         let bs = self.header.block_size as u64;
         let start = b as u64 * bs;
         (self.header.meta.positions - start).min(bs) as usize
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn qhash_detects_every_single_byte_flip() {
-        let data: Vec<u8> = (0..100u32).map(|i| (i * 37 % 251) as u8).collect();
-        let h = qhash64(&data);
-        for i in 0..data.len() {
-            for bit in 0..8 {
-                let mut d = data.clone();
-                d[i] ^= 1 << bit;
-                assert_ne!(qhash64(&d), h, "flip at {i}/{bit}");
-            }
-        }
-        assert_ne!(qhash64(&data[..99]), h);
-        assert_ne!(qhash64(b""), qhash64(b"\0"));
+    /// Bytes of the header (preamble, body, checksum) and of the index.
+    pub fn overhead(&self) -> (u64, u64) {
+        (
+            self.index_start as u64,
+            (self.data_start - self.index_start) as u64,
+        )
     }
 }

@@ -1,23 +1,22 @@
 //! Reading tier files: a memory-mapped, validated [`TierFile`] that decodes
-//! whole tiers in parallel or single positions through a block cache.
+//! whole tiers in parallel, or single slots through the shared block cache.
 
-use std::cell::RefCell;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
 
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use super::codec::Coder;
+use super::cache::{BlockCache, Lookup, SLOT_VALUES};
+use super::checksum::checksum32;
 use super::error::{err, err_kind, TbError, TbErrorKind};
-use super::header::{parse_layout, qhash64, Header, Layout};
+use super::header::{parse_layout, Header, Layout};
+use super::model::{TierModel, WDL_DRAW, WDL_LOSS};
 use super::TierMeta;
 use crate::game::TierKey;
-use crate::value::Packed;
-
-/// Memory budget of one tier file's block cache.
-pub const CACHE_BYTES_PER_TIER: usize = 32 << 20;
+use crate::value::{Packed, Wdl};
 
 enum Bytes {
     Map(Mmap),
@@ -36,52 +35,73 @@ impl Bytes {
 /// Files smaller than this are read rather than mapped.
 const MAP_THRESHOLD: u64 = 1 << 16;
 
-thread_local! {
-    static CODER: RefCell<Coder> = RefCell::new(Coder::new(0));
-}
-
-/// One direct-mapped cache slot: block number and its decoded values.
-type Slot = Mutex<Option<(usize, Box<[Packed]>)>>;
+/// Cache keys of different open files never collide.
+static NEXT_FILE_ID: AtomicU32 = AtomicU32::new(1);
 
 /// An open, header-checked tier file.
 pub struct TierFile {
     path: PathBuf,
     bytes: Bytes,
     layout: Layout,
-    cache: Vec<Slot>,
+    model: TierModel,
+    id: u64,
+    /// The whole tier decoded, after [`TierFile::preload`].
+    preloaded: OnceLock<Vec<Packed>>,
+}
+
+/// Read a file's bytes (mapped when large), as a `TbError` on failure.
+fn load(path: &Path) -> Result<Bytes, TbError> {
+    let f = fs::File::open(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            err_kind(TbErrorKind::NotSolved, path, "no such tier file")
+        } else {
+            err_kind(TbErrorKind::Io, path, format!("cannot open tier file: {e}"))
+        }
+    })?;
+    let len = f
+        .metadata()
+        .map_err(|e| err_kind(TbErrorKind::Io, path, format!("cannot read tier file: {e}")))?
+        .len();
+    Ok(if len < MAP_THRESHOLD {
+        Bytes::Owned(
+            fs::read(path).map_err(|e| {
+                err_kind(TbErrorKind::Io, path, format!("cannot read tier file: {e}"))
+            })?,
+        )
+    } else {
+        // SAFETY: tier files are only ever replaced by rename, never
+        // modified in place, so the mapping stays valid while we hold it.
+        Bytes::Map(
+            unsafe { Mmap::map(&f) }.map_err(|e| {
+                err_kind(TbErrorKind::Io, path, format!("cannot map tier file: {e}"))
+            })?,
+        )
+    })
+}
+
+/// Read a format 2 file whole (for `qibase convert`): its metadata, in
+/// format 3 terms, and its values. Only the magic is required to match.
+pub fn read_v2(path: &Path) -> Result<(TierMeta, Vec<Packed>), TbError> {
+    let bytes = load(path)?;
+    let (meta, values) = super::v2::read_all(path, bytes.as_slice())?;
+    Ok((meta.upgrade(), values))
+}
+
+/// The format version of a file (`None` if it is no qibase tier file).
+pub fn file_version(path: &Path) -> Result<Option<u32>, TbError> {
+    Ok(super::header::version_of(load(path)?.as_slice()))
 }
 
 impl TierFile {
     /// Open and check the header, the index and the file length (not the
-    /// blocks: each block's checksum is checked when it is decoded).
+    /// blocks: each block's checksums are checked when it is decoded).
     pub fn open(
         path: &Path,
         game: &str,
         rules_hash: u64,
         tier: TierKey,
     ) -> Result<TierFile, TbError> {
-        let f = fs::File::open(path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                err_kind(TbErrorKind::NotSolved, path, "no such tier file")
-            } else {
-                err_kind(TbErrorKind::Io, path, format!("cannot open tier file: {e}"))
-            }
-        })?;
-        let len = f
-            .metadata()
-            .map_err(|e| err_kind(TbErrorKind::Io, path, format!("cannot read tier file: {e}")))?
-            .len();
-        let bytes = if len < MAP_THRESHOLD {
-            Bytes::Owned(fs::read(path).map_err(|e| {
-                err_kind(TbErrorKind::Io, path, format!("cannot read tier file: {e}"))
-            })?)
-        } else {
-            // SAFETY: tier files are only ever replaced by rename, never
-            // modified in place, so the mapping stays valid while we hold it.
-            Bytes::Map(unsafe { Mmap::map(&f) }.map_err(|e| {
-                err_kind(TbErrorKind::Io, path, format!("cannot map tier file: {e}"))
-            })?)
-        };
+        let bytes = load(path)?;
         let layout = parse_layout(path, bytes.as_slice())?;
         let m = &layout.header.meta;
         if m.game != game {
@@ -112,14 +132,15 @@ impl TierFile {
                 ),
             ));
         }
-        let block_bytes = layout.header.block_size as usize * 2;
-        let slots = (CACHE_BYTES_PER_TIER / block_bytes.max(1))
-            .clamp(1, layout.header.blocks.max(1) as usize);
+        let model = TierModel::new(&layout.header.model)
+            .map_err(|e| err(path, format!("corrupt header (bad model: {e})")))?;
         Ok(TierFile {
             path: path.to_path_buf(),
             bytes,
             layout,
-            cache: (0..slots).map(|_| Mutex::new(None)).collect(),
+            model,
+            id: NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed) as u64,
+            preloaded: OnceLock::new(),
         })
     }
 
@@ -135,6 +156,10 @@ impl TierFile {
         &self.layout.header
     }
 
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
     /// Size of the file in bytes.
     pub fn file_len(&self) -> u64 {
         self.bytes.as_slice().len() as u64
@@ -144,46 +169,63 @@ impl TierFile {
         self.layout.header.blocks as usize
     }
 
-    /// Bytes of block `b` as stored (compressed).
-    pub fn block_bytes(&self, b: usize) -> &[u8] {
-        &self.bytes.as_slice()[self.layout.block_range(b)]
-    }
-
-    /// Check block `b`'s checksum and decode it into `out` (its exact length).
-    pub fn decode_block_with(
-        &self,
-        coder: &mut Coder,
-        b: usize,
-        out: &mut [Packed],
-    ) -> Result<(), TbError> {
-        let data = self.block_bytes(b);
-        if qhash64(data) != self.layout.index[b].checksum {
+    /// Block `b`'s WDL stream, its checksum checked.
+    fn wdl_bytes(&self, b: usize) -> Result<&[u8], TbError> {
+        let data = &self.bytes.as_slice()[self.layout.wdl_range(b)];
+        if checksum32(data) != self.layout.index[b].wdl_checksum {
             return Err(err(
                 &self.path,
-                format!("corrupt block {b} (block checksum mismatch)"),
+                format!("corrupt block {b} (WDL block checksum mismatch)"),
             ));
         }
-        let h = &self.layout.header;
-        coder
-            .decode(h.encoding, data, &h.symbols, out)
+        Ok(data)
+    }
+
+    /// Block `b`'s remoteness stream, its checksum checked.
+    fn rem_bytes(&self, b: usize) -> Result<&[u8], TbError> {
+        let data = &self.bytes.as_slice()[self.layout.rem_range(b)];
+        if checksum32(data) != self.layout.index[b].rem_checksum {
+            return Err(err(
+                &self.path,
+                format!("corrupt block {b} (remoteness block checksum mismatch)"),
+            ));
+        }
+        Ok(data)
+    }
+
+    /// Decode the first `out.len()` values of block `b` (all of them when
+    /// `out` has the block's length, which also checks the streams' ends).
+    pub fn decode_block(&self, b: usize, out: &mut [Packed]) -> Result<(), TbError> {
+        let (w, r) = (self.wdl_bytes(b)?, self.rem_bytes(b)?);
+        self.model
+            .decode_values(w, r, self.layout.block_len(b), out)
             .map_err(|e| err(&self.path, format!("corrupt block {b} ({e})")))
     }
 
     /// Decode the whole tier, all blocks in parallel, every checksum checked.
     pub fn read_all(&self) -> Result<Vec<Packed>, TbError> {
+        if let Some(v) = self.preloaded.get() {
+            return Ok(v.clone());
+        }
         let n = self.meta().positions as usize;
         let bs = self.layout.header.block_size as usize;
         let mut out = vec![0 as Packed; n];
-        out.par_chunks_mut(bs).enumerate().try_for_each_init(
-            || Coder::new(0),
-            |c, (b, chunk)| self.decode_block_with(c, b, chunk),
-        )?;
+        out.par_chunks_mut(bs)
+            .enumerate()
+            .try_for_each(|(b, chunk)| self.decode_block(b, chunk))?;
         Ok(out)
     }
 
-    /// The packed value in slot `i`, through the block cache.
-    #[inline]
-    pub fn get(&self, i: u64) -> Result<Packed, TbError> {
+    /// Decode the whole tier into memory for all later probes.
+    pub fn preload(&self) -> Result<(), TbError> {
+        if self.preloaded.get().is_none() {
+            let v = self.read_all()?;
+            let _ = self.preloaded.set(v);
+        }
+        Ok(())
+    }
+
+    fn locate(&self, i: u64) -> Result<(usize, usize), TbError> {
         let h = &self.layout.header;
         if i >= h.meta.positions {
             return Err(err(
@@ -195,23 +237,79 @@ impl TierFile {
             ));
         }
         let bs = h.block_size as u64;
-        let b = (i / bs) as usize;
-        let off = (i % bs) as usize;
-        let slot = &self.cache[b % self.cache.len()];
-        let mut g = slot.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((cb, vals)) = g.as_ref() {
-            if *cb == b {
-                return Ok(vals[off]);
+        Ok(((i / bs) as usize, (i % bs) as usize))
+    }
+
+    /// The packed value in slot `i`, through the shared block cache.
+    #[inline]
+    pub fn get(&self, i: u64) -> Result<Packed, TbError> {
+        if let Some(v) = self.preloaded.get() {
+            return v
+                .get(i as usize)
+                .copied()
+                .ok_or_else(|| err(&self.path, format!("index {i} outside the tier")));
+        }
+        let (b, off) = self.locate(i)?;
+        let len = self.layout.block_len(b);
+        let key = (self.id << 32) | b as u64;
+        match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
+            Lookup::Hit(v) => Ok(v),
+            Lookup::Pass => {
+                let mut buf = [0 as Packed; SLOT_VALUES];
+                if off < SLOT_VALUES {
+                    self.decode_block(b, &mut buf[..off + 1])?;
+                    Ok(buf[off])
+                } else {
+                    let mut v = vec![0; off + 1];
+                    self.decode_block(b, &mut v)?;
+                    Ok(v[off])
+                }
             }
         }
+    }
+
+    /// Win, draw or loss of slot `i`: decodes only the WDL section unless
+    /// the block is cached.
+    #[inline]
+    pub fn get_wdl(&self, i: u64) -> Result<Wdl, TbError> {
+        if let Some(v) = self.preloaded.get() {
+            return v
+                .get(i as usize)
+                .map(|&p| wdl_of_packed(p))
+                .ok_or_else(|| err(&self.path, format!("index {i} outside the tier")));
+        }
+        let (b, off) = self.locate(i)?;
         let len = self.layout.block_len(b);
-        let mut buf = match g.take() {
-            Some((_, v)) if v.len() == len => v,
-            _ => vec![0; len].into_boxed_slice(),
-        };
-        CODER.with(|c| self.decode_block_with(&mut c.borrow_mut(), b, &mut buf))?;
-        let v = buf[off];
-        *g = Some((b, buf));
-        Ok(v)
+        let key = (self.id << 32) | b as u64;
+        match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
+            Lookup::Hit(v) => Ok(wdl_of_packed(v)),
+            Lookup::Pass => {
+                let w = self.wdl_bytes(b)?;
+                let mut small = [0u8; SLOT_VALUES];
+                let mut big = Vec::new();
+                let buf = if off < SLOT_VALUES {
+                    &mut small[..off + 1]
+                } else {
+                    big.resize(off + 1, 0);
+                    &mut big[..]
+                };
+                self.model
+                    .decode_wdl(w, len, buf)
+                    .map_err(|e| err(&self.path, format!("corrupt block {b} ({e})")))?;
+                Ok(match buf[off] {
+                    WDL_DRAW => Wdl::Draw,
+                    WDL_LOSS => Wdl::Loss,
+                    _ => Wdl::Win,
+                })
+            }
+        }
+    }
+}
+
+fn wdl_of_packed(p: Packed) -> Wdl {
+    match p {
+        1 => Wdl::Draw,
+        p if p & 1 == 0 => Wdl::Loss,
+        _ => Wdl::Win,
     }
 }

@@ -1,5 +1,6 @@
-//! Writing a tier file: encode blocks in parallel, then write header, index
-//! and blocks to a temp file, fsync it and rename it into place.
+//! Writing a tier file: count the context model, encode blocks in
+//! parallel, then write header, index and both sections to a temp file,
+//! fsync it and rename it into place.
 
 use std::fs;
 use std::io::{BufWriter, Write};
@@ -7,47 +8,43 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::codec::{build_symbols, value_codes, Coder};
+use super::checksum::{checksum32, checksum64};
 use super::error::{err, err_kind, TbError, TbErrorKind};
-use super::header::{encode_header, encode_index, qhash64, BlockEntry, Encoding, Header};
+use super::header::{encode_header, encode_index, BlockEntry, Header};
+use super::model::{Counts, TierModel};
 use super::TierMeta;
 use crate::value::Packed;
 
 /// How to encode a tier (the defaults are what `write_tier` uses).
 #[derive(Clone, Copy, Debug)]
 pub struct WriteOptions {
-    pub encoding: Encoding,
-    /// Positions per block.
+    /// Slots per block.
     pub block_size: u32,
-    /// zstd compression level (SymbolsZstd only).
-    pub level: i32,
 }
 
 /// Chosen by measurement, see docs/tablebase-format.md.
-pub const DEFAULT_BLOCK_SIZE: u32 = 1 << 16;
-pub const DEFAULT_LEVEL: i32 = 19;
+pub const DEFAULT_BLOCK_SIZE: u32 = 512;
 
 impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
-            encoding: Encoding::SymbolsZstd,
             block_size: DEFAULT_BLOCK_SIZE,
-            level: DEFAULT_LEVEL,
         }
     }
 }
 
-/// The encoded file, in memory: header bytes, index bytes, block bytes.
+/// The encoded file, in memory.
 pub struct Encoded {
     pub header: Header,
     pub head: Vec<u8>,
     pub index: Vec<u8>,
-    pub blocks: Vec<Vec<u8>>,
+    pub wdl: Vec<Vec<u8>>,
+    pub rem: Vec<Vec<u8>>,
 }
 
 impl Encoded {
     pub fn len(&self) -> u64 {
-        (self.head.len() + self.index.len()) as u64 + self.header.data_len
+        (self.head.len() + self.index.len()) as u64 + self.header.wdl_len + self.header.rem_len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -55,47 +52,65 @@ impl Encoded {
     }
 }
 
-/// Encode a tier (parallel over blocks).
-pub fn encode_tier(meta: &TierMeta, values: &[Packed], opts: &WriteOptions) -> Encoded {
+/// Encode a tier (parallel over blocks). Fails only if a section would
+/// exceed the 4 GiB that 4-byte offsets address.
+pub fn encode_tier(
+    meta: &TierMeta,
+    values: &[Packed],
+    opts: &WriteOptions,
+) -> Result<Encoded, String> {
     let bs = opts.block_size.max(1) as usize;
-    let symbols = match opts.encoding {
-        Encoding::Raw16 => Vec::new(),
-        Encoding::SymbolsZstd => build_symbols(values),
-    };
-    let codes = value_codes(&symbols);
-    let blocks: Vec<Vec<u8>> = values
+    let counts = values
         .par_chunks(bs)
-        .map_init(
-            || Coder::new(opts.level),
-            |c, b| c.encode(opts.encoding, b, &symbols, &codes),
-        )
+        .fold(Counts::default, |mut c, b| {
+            c.add_block(b);
+            c
+        })
+        .reduce(Counts::default, Counts::merge);
+    let spec = counts.spec();
+    let model = TierModel::new(&spec).expect("a counted model is valid");
+    let (wdl, rem): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
+        values.par_chunks(bs).map(|b| model.encode(b)).unzip();
+    let sums: Vec<(u32, u32)> = wdl
+        .par_iter()
+        .zip(&rem)
+        .map(|(w, r)| (checksum32(w), checksum32(r)))
         .collect();
-    let mut entries = Vec::with_capacity(blocks.len());
-    let mut offset = 0u64;
-    let sums: Vec<u64> = blocks.par_iter().map(|b| qhash64(b)).collect();
-    for (b, sum) in blocks.iter().zip(sums) {
+    let mut entries = Vec::with_capacity(wdl.len());
+    let (mut wo, mut ro) = (0u64, 0u64);
+    for ((w, r), (ws, rs)) in wdl.iter().zip(&rem).zip(sums) {
+        if wo > u32::MAX as u64 || ro > u32::MAX as u64 {
+            return Err("a section of the tier is larger than 4 GiB".into());
+        }
         entries.push(BlockEntry {
-            offset,
-            checksum: sum,
+            wdl_offset: wo as u32,
+            wdl_checksum: ws,
+            rem_offset: ro as u32,
+            rem_checksum: rs,
         });
-        offset += b.len() as u64;
+        wo += w.len() as u64;
+        ro += r.len() as u64;
+    }
+    if wo > u32::MAX as u64 || ro > u32::MAX as u64 {
+        return Err("a section of the tier is larger than 4 GiB".into());
     }
     let index = encode_index(&entries);
     let header = Header {
         meta: meta.clone(),
-        encoding: opts.encoding,
         block_size: bs as u32,
-        blocks: blocks.len() as u64,
-        symbols,
-        data_len: offset,
-        index_checksum: qhash64(&index),
+        blocks: wdl.len() as u64,
+        model: spec,
+        wdl_len: wo,
+        rem_len: ro,
+        index_checksum: checksum64(&index),
     };
-    Encoded {
+    Ok(Encoded {
         head: encode_header(&header),
         header,
         index,
-        blocks,
-    }
+        wdl,
+        rem,
+    })
 }
 
 /// Write a tier file atomically with explicit options; returns the file size.
@@ -115,7 +130,13 @@ pub fn write_tier_with(
             ),
         ));
     }
-    let enc = encode_tier(meta, values, opts);
+    let enc = encode_tier(meta, values, opts).map_err(|e| err_kind(TbErrorKind::Io, path, e))?;
+    write_encoded(path, &enc)?;
+    Ok(enc.len())
+}
+
+/// Write an encoded tier atomically: temp file, fsync, rename, fsync dir.
+pub fn write_encoded(path: &Path, enc: &Encoded) -> Result<(), TbError> {
     if let Some(parent) = path.parent() {
         if !parent.as_os_str().is_empty() {
             fs::create_dir_all(parent).map_err(|e| {
@@ -135,7 +156,7 @@ pub fn write_tier_with(
         let mut w = BufWriter::with_capacity(1 << 20, f);
         w.write_all(&enc.head)?;
         w.write_all(&enc.index)?;
-        for b in &enc.blocks {
+        for b in enc.wdl.iter().chain(&enc.rem) {
             w.write_all(b)?;
         }
         let f = w.into_inner().map_err(|e| e.into_error())?;
@@ -155,15 +176,12 @@ pub fn write_tier_with(
         }
         Ok(())
     };
-    match write() {
-        Ok(()) => Ok(enc.len()),
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            Err(err_kind(
-                TbErrorKind::Io,
-                path,
-                format!("cannot write tier file: {e}"),
-            ))
-        }
-    }
+    write().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        err_kind(
+            TbErrorKind::Io,
+            path,
+            format!("cannot write tier file: {e}"),
+        )
+    })
 }

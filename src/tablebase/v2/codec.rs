@@ -1,4 +1,5 @@
-//! Block coding: the per-tier symbol table and the coding of one block.
+//! Format 2 block coding (kept to read old files for `qibase convert`):
+//! the per-tier symbol table and the coding of one block.
 //!
 //! `SymbolsZstd`: every packed value of the tier is replaced by its rank in
 //! the tier's value frequency table (most frequent value = symbol 0), one

@@ -1,0 +1,155 @@
+//! One cache of decoded blocks for the whole process, shared by every open
+//! tier file and every thread, sized by the machine's memory.
+//!
+//! It is split into shards (one mutex each), each a small direct-mapped
+//! table of block-sized slots; a shard's memory is allocated when it is
+//! first used, so a short `query` pays nothing for a large cache.
+//!
+//! Admission: a block is decoded whole and cached only on its *second*
+//! miss; the first miss only decodes up to the wanted slot (half a block on
+//! average). Uniform random probes over a table much larger than the cache
+//! thus cost half a decode each, while repeated probes (a principal
+//! variation, a search, a server) soon hit.
+
+use std::sync::{Mutex, OnceLock};
+
+use crate::value::Packed;
+
+/// Slots of one block in the cache (larger blocks are never cached).
+pub const SLOT_VALUES: usize = super::writer::DEFAULT_BLOCK_SIZE as usize;
+const SHARDS: usize = 1024;
+
+static GLOBAL: OnceLock<BlockCache> = OnceLock::new();
+
+struct Shard {
+    /// Block key held by each slot (0: empty).
+    tags: Vec<u64>,
+    /// Key that missed once in each slot (admitted on its next miss).
+    seen: Vec<u64>,
+    values: Vec<Packed>,
+}
+
+pub struct BlockCache {
+    shards: Vec<Mutex<Option<Shard>>>,
+    slots_per_shard: usize,
+}
+
+/// What a lookup found.
+pub enum Lookup {
+    /// The value in the cached block.
+    Hit(Packed),
+    /// Not cached and not worth caching yet: decode only up to the slot.
+    Pass,
+}
+
+/// Cache budget: `QIBASE_CACHE_MB` if set, otherwise an eighth of the
+/// machine's memory (at least 64 MiB).
+pub fn budget_bytes() -> usize {
+    if let Some(mb) = std::env::var("QIBASE_CACHE_MB")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+    {
+        return mb << 20;
+    }
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<usize>().ok())
+        })
+        .map(|kb| kb << 10)
+        .unwrap_or(8 << 30);
+    (total / 8).max(64 << 20)
+}
+
+impl BlockCache {
+    pub fn new(bytes: usize) -> BlockCache {
+        let per_slot = SLOT_VALUES * std::mem::size_of::<Packed>() + 16;
+        let slots = (bytes / per_slot).max(SHARDS);
+        BlockCache {
+            shards: (0..SHARDS).map(|_| Mutex::new(None)).collect(),
+            slots_per_shard: slots / SHARDS,
+        }
+    }
+
+    /// The process-wide cache.
+    pub fn global() -> &'static BlockCache {
+        GLOBAL.get_or_init(|| BlockCache::new(budget_bytes()))
+    }
+
+    /// Size the process-wide cache before its first use (a benchmark's
+    /// choice); `false` if it is already in use.
+    pub fn configure(bytes: usize) -> bool {
+        GLOBAL.set(BlockCache::new(bytes)).is_ok()
+    }
+
+    pub fn capacity_bytes(&self) -> usize {
+        SHARDS * self.slots_per_shard * SLOT_VALUES * std::mem::size_of::<Packed>()
+    }
+
+    /// Look up slot `off` of block `key` (never 0);
+    /// `decode` fills the block's `len` values when the block is admitted.
+    #[inline]
+    pub fn get<E>(
+        &self,
+        key: u64,
+        off: usize,
+        len: usize,
+        decode: impl FnOnce(&mut [Packed]) -> Result<(), E>,
+    ) -> Result<Lookup, E> {
+        if len > SLOT_VALUES {
+            return Ok(Lookup::Pass);
+        }
+        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let shard = &self.shards[(h >> 54) as usize % SHARDS];
+        let slot = (h >> 20) as usize % self.slots_per_shard;
+        let mut g = shard.lock().unwrap_or_else(|e| e.into_inner());
+        let s = g.get_or_insert_with(|| Shard {
+            tags: vec![0; self.slots_per_shard],
+            seen: vec![0; self.slots_per_shard],
+            values: vec![0; self.slots_per_shard * SLOT_VALUES],
+        });
+        let vals = &mut s.values[slot * SLOT_VALUES..slot * SLOT_VALUES + len];
+        if s.tags[slot] == key {
+            return Ok(Lookup::Hit(vals[off]));
+        }
+        if s.seen[slot] != key {
+            s.seen[slot] = key;
+            return Ok(Lookup::Pass);
+        }
+        s.tags[slot] = 0;
+        decode(vals)?;
+        s.tags[slot] = key;
+        Ok(Lookup::Hit(vals[off]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_miss_admits_and_hits_follow() {
+        let c = BlockCache::new(1 << 20);
+        let fill = |v: &mut [Packed]| -> Result<(), ()> {
+            for (i, x) in v.iter_mut().enumerate() {
+                *x = i as Packed + 1;
+            }
+            Ok(())
+        };
+        assert!(matches!(c.get(7, 3, 10, fill), Ok(Lookup::Pass)));
+        assert!(matches!(c.get(7, 3, 10, fill), Ok(Lookup::Hit(4))));
+        let never = |_: &mut [Packed]| -> Result<(), ()> { panic!("decoded a cached block") };
+        assert!(matches!(c.get(7, 9, 10, never), Ok(Lookup::Hit(10))));
+        // A failed decode leaves nothing cached.
+        let fail = |_: &mut [Packed]| -> Result<(), ()> { Err(()) };
+        assert!(matches!(c.get(8, 0, 10, fail), Ok(Lookup::Pass)));
+        assert!(c.get(8, 0, 10, fail).is_err());
+        assert!(matches!(c.get(8, 0, 10, fill), Ok(Lookup::Hit(1))));
+        assert!(matches!(
+            c.get(8, 0, SLOT_VALUES + 1, fill),
+            Ok(Lookup::Pass)
+        ));
+    }
+}
