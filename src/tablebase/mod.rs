@@ -51,6 +51,11 @@ pub struct TierStats {
     /// Peak resident memory of the solving process when the tier was done
     /// (bytes; 0 if unknown).
     pub peak_rss: u64,
+    /// Seconds of the solver's phases: the initial pass, the level-by-level
+    /// propagation, and writing the tier file (0 when unknown).
+    pub init_seconds: f64,
+    pub propagate_seconds: f64,
+    pub write_seconds: f64,
 }
 
 /// What the header of a tier file says about the tier.
