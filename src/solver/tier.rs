@@ -148,24 +148,35 @@ fn pack(v: Value) -> u16 {
     p
 }
 
-/// A per-level queue of positions.
+/// Index of the losses and of the wins in a level's pair of queues.
+const LOSSES: usize = 0;
+const WINS: usize = 1;
+
+/// Positions found decided, as `(level, index)`, by kind ([`LOSSES`],
+/// [`WINS`]): propagation then never reads a child's own slot to learn
+/// whether it is a win or a loss.
+type Found = [Vec<(u16, u32)>; 2];
+
+/// A per-level pair of queues: the level's losses and its wins.
 #[derive(Default)]
 struct Buckets {
-    levels: Vec<Vec<u32>>,
+    levels: Vec<[Vec<u32>; 2]>,
 }
 
 impl Buckets {
-    fn push_all(&mut self, items: &[(u16, u32)]) {
-        for &(level, i) in items {
-            let l = level as usize;
-            if self.levels.len() <= l {
-                self.levels.resize_with(l + 1, Vec::new);
+    fn push_all(&mut self, found: &Found) {
+        for (kind, items) in found.iter().enumerate() {
+            for &(level, i) in items {
+                let l = level as usize;
+                if self.levels.len() <= l {
+                    self.levels.resize_with(l + 1, Default::default);
+                }
+                self.levels[l][kind].push(i);
             }
-            self.levels[l].push(i);
         }
     }
 
-    fn take(&mut self, level: usize) -> Vec<u32> {
+    fn take(&mut self, level: usize) -> [Vec<u32>; 2] {
         self.levels
             .get_mut(level)
             .map(std::mem::take)
@@ -228,7 +239,7 @@ pub fn solve_tier<G: Game>(
             touches.fetch_add(w.touches, Relaxed);
             let mut q = queues.lock().unwrap();
             q.0.push_all(&w.decided);
-            q.1.push_all(&w.tentative);
+            q.1.push_all(&[Vec::new(), std::mem::take(&mut w.tentative)]);
             drop(q);
             progress(Progress::Initial((hi - lo) as u64));
         });
@@ -242,52 +253,77 @@ pub fn solve_tier<G: Game>(
         while level < buckets.len() || level < tentative.len() {
             let mut current = buckets.take(level);
             let won = pack(Value::Win(level as u16));
-            for i in tentative.take(level) {
+            for i in tentative.take(level)[WINS].iter().copied() {
                 if states[i as usize]
                     .fetch_update(Relaxed, Relaxed, |s| is_open(s).then_some(won))
                     .is_ok()
                 {
-                    current.push(i);
+                    current[WINS].push(i);
                 }
             }
             let shared = Mutex::new(&mut buckets);
-            current.par_chunks(LEVEL_CHUNK).for_each(|chunk| {
-                let mut w = LevelWork::default();
-                for batch in chunk.chunks(BATCH) {
-                    propagate_batch(g, t, batch, level as u16, lower, states, &mut w);
-                }
-                touches.fetch_add(w.touches, Relaxed);
-                shared.lock().unwrap().push_all(&w.out);
-            });
-            decided += current.len() as u64;
+            for (kind, positions) in current.iter().enumerate() {
+                positions.par_chunks(LEVEL_CHUNK).for_each(|chunk| {
+                    let mut w = LevelWork::default();
+                    for batch in chunk.chunks(BATCH) {
+                        let is_loss = kind == LOSSES;
+                        propagate_batch(g, t, batch, is_loss, level as u16, lower, states, &mut w);
+                    }
+                    touches.fetch_add(w.touches, Relaxed);
+                    shared.lock().unwrap().push_all(&w.out);
+                });
+            }
+            decided += (current[LOSSES].len() + current[WINS].len()) as u64;
             progress(Progress::Level(level as u16, decided));
             level += 1;
         }
         stats.propagate_seconds = t1.elapsed().as_secs_f64();
     }
 
-    // 3. Whatever is still open is a draw; tally.
+    // 3. Whatever is still open is a draw; tally (in parallel: on the
+    // largest tiers this is a pass over gigabytes).
     let t2 = Instant::now();
-    for s in store.iter_mut() {
-        if *s == UNDECIDED {
-            stats.unused += 1;
-            continue;
-        }
-        if is_open(*s) {
-            *s = Value::Draw.pack();
-        }
-        match Value::unpack(*s).unwrap() {
-            Value::Win(r) => {
-                stats.wins += 1;
-                stats.max_win = stats.max_win.max(r);
+    let tally = store
+        .par_chunks_mut(1 << 16)
+        .map(|chunk| {
+            let mut part = TierStats::default();
+            for s in chunk.iter_mut() {
+                if *s == UNDECIDED {
+                    part.unused += 1;
+                    continue;
+                }
+                if is_open(*s) {
+                    *s = Value::Draw.pack();
+                }
+                match Value::unpack(*s).unwrap() {
+                    Value::Win(r) => {
+                        part.wins += 1;
+                        part.max_win = part.max_win.max(r);
+                    }
+                    Value::Loss(r) => {
+                        part.losses += 1;
+                        part.max_loss = part.max_loss.max(r);
+                    }
+                    Value::Draw => part.draws += 1,
+                }
             }
-            Value::Loss(r) => {
-                stats.losses += 1;
-                stats.max_loss = stats.max_loss.max(r);
-            }
-            Value::Draw => stats.draws += 1,
-        }
-    }
+            part
+        })
+        .reduce(TierStats::default, |a, b| TierStats {
+            wins: a.wins + b.wins,
+            losses: a.losses + b.losses,
+            draws: a.draws + b.draws,
+            unused: a.unused + b.unused,
+            max_win: a.max_win.max(b.max_win),
+            max_loss: a.max_loss.max(b.max_loss),
+            ..TierStats::default()
+        });
+    stats.wins = tally.wins;
+    stats.losses = tally.losses;
+    stats.draws = tally.draws;
+    stats.unused = tally.unused;
+    stats.max_win = tally.max_win;
+    stats.max_loss = tally.max_loss;
     stats.propagate_seconds += t2.elapsed().as_secs_f64();
     SolvedTier {
         values: store,
@@ -308,7 +344,7 @@ struct InitWork<G: Game> {
     /// Per position of the batch still to decide: slot, end of its
     /// `kids` and end of its `lows`.
     open: Vec<(u32, u32, u32)>,
-    decided: Vec<(u16, u32)>,
+    decided: Found,
     tentative: Vec<(u16, u32)>,
     touches: u64,
 }
@@ -321,7 +357,7 @@ impl<G: Game> Default for InitWork<G> {
             kids: Vec::new(),
             lows: Vec::new(),
             open: Vec::new(),
-            decided: Vec::new(),
+            decided: Found::default(),
             tentative: Vec::new(),
             touches: 0,
         }
@@ -343,8 +379,10 @@ fn init_batch<G: Game>(
     w.open.clear();
     let decide = |i: u32, v: Value, w: &mut InitWork<G>| {
         states[i as usize].store(pack(v), Relaxed);
-        if let Some(r) = v.remoteness() {
-            w.decided.push((r, i));
+        match v {
+            Value::Loss(r) => w.decided[LOSSES].push((r, i)),
+            Value::Win(r) => w.decided[WINS].push((r, i)),
+            Value::Draw => {}
         }
     };
     for &(i, ref p) in batch {
@@ -427,12 +465,10 @@ fn init_batch<G: Game>(
 struct LevelWork<G: Game> {
     parents: Vec<G::Pos>,
     moves: Vec<G::Move>,
-    /// Distinct parent ranks of the batch's positions, back to back.
+    /// Distinct parent ranks of each of the batch's positions, back to back
+    /// (a parent of two of them is updated twice, once for each child).
     ranks: Vec<u32>,
-    /// Per position of the batch: whether it is a loss, and the end of its
-    /// `ranks`.
-    ends: Vec<(bool, u32)>,
-    out: Vec<(u16, u32)>,
+    out: Found,
     touches: u64,
 }
 
@@ -442,30 +478,36 @@ impl<G: Game> Default for LevelWork<G> {
             parents: Vec::new(),
             moves: Vec::new(),
             ranks: Vec::new(),
-            ends: Vec::new(),
-            out: Vec::new(),
+            out: Found::default(),
             touches: 0,
         }
     }
 }
 
-/// Propagate a batch of positions decided at `level` to their in-tier
-/// parents: first every parent's rank (prefetching its state word), then
-/// the atomic updates.
+/// Propagate a batch of positions decided at `level`, all losses or all
+/// wins, to their in-tier parents: first every parent's rank (prefetching
+/// its state word), then the atomic updates.
+#[allow(clippy::too_many_arguments)]
 fn propagate_batch<G: Game>(
     g: &G,
     t: TierKey,
     batch: &[u32],
+    is_loss: bool,
     level: u16,
     lower: &Lower,
     states: &[AtomicU16],
     w: &mut LevelWork<G>,
 ) {
     w.ranks.clear();
-    w.ends.clear();
     for &i in batch {
-        let v = Value::unpack(states[i as usize].load(Relaxed)).expect("decided");
-        debug_assert_eq!(v.remoteness(), Some(level));
+        debug_assert_eq!(
+            Value::unpack(states[i as usize].load(Relaxed)),
+            Some(if is_loss {
+                Value::Loss(level)
+            } else {
+                Value::Win(level)
+            })
+        );
         let p = g.unrank(t, i as u64);
         w.parents.clear();
         g.unmoves(&p, &mut w.parents);
@@ -478,47 +520,37 @@ fn propagate_batch<G: Game>(
                 w.ranks.push(j);
             }
         }
-        w.ends
-            .push((matches!(v, Value::Loss(_)), w.ranks.len() as u32));
     }
     w.touches += w.ranks.len() as u64;
 
     let won = pack(Value::Win(level + 1));
-    let mut start = 0usize;
-    for k in 0..w.ends.len() {
-        let (is_loss, end) = w.ends[k];
-        let end = end as usize;
-        for idx in start..end {
-            let j = w.ranks[idx];
-            let s = &states[j as usize];
-            if is_loss {
-                // The parent can move to a loss: a win, at this level if no
-                // shorter one was found (levels run in order).
-                if s.fetch_update(Relaxed, Relaxed, |s| is_open(s).then_some(won))
-                    .is_ok()
-                {
-                    w.out.push((level + 1, j));
-                }
-            } else {
-                // One more child is a win for the opponent.
-                let Ok(old) = s.fetch_update(Relaxed, Relaxed, |s| is_open(s).then(|| s - 1))
-                else {
-                    continue;
-                };
-                debug_assert!(old & COUNT > 0, "counter underflow");
-                if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
-                    // Every child is a win for the opponent: a loss, as late
-                    // as the longest of them allows. No other thread touches
-                    // this slot meanwhile: all its children are decided.
-                    let q = g.unrank(t, j as u64);
-                    let lm = lower_max_win(g, t, &q, lower, &mut w.moves, &mut w.touches);
-                    let l = level.max(lm) + 1;
-                    s.store(pack(Value::Loss(l)), Relaxed);
-                    w.out.push((l, j));
-                }
+    for &j in &w.ranks {
+        let s = &states[j as usize];
+        if is_loss {
+            // The parent can move to a loss: a win, at this level if no
+            // shorter one was found (levels run in order).
+            if s.fetch_update(Relaxed, Relaxed, |s| is_open(s).then_some(won))
+                .is_ok()
+            {
+                w.out[WINS].push((level + 1, j));
+            }
+        } else {
+            // One more child is a win for the opponent.
+            let Ok(old) = s.fetch_update(Relaxed, Relaxed, |s| is_open(s).then(|| s - 1)) else {
+                continue;
+            };
+            debug_assert!(old & COUNT > 0, "counter underflow");
+            if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
+                // Every child is a win for the opponent: a loss, as late
+                // as the longest of them allows. No other thread touches
+                // this slot meanwhile: all its children are decided.
+                let q = g.unrank(t, j as u64);
+                let lm = lower_max_win(g, t, &q, lower, &mut w.moves, &mut w.touches);
+                let l = level.max(lm) + 1;
+                s.store(pack(Value::Loss(l)), Relaxed);
+                w.out[LOSSES].push((l, j));
             }
         }
-        start = end;
     }
 }
 
