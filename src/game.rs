@@ -8,6 +8,7 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::ops::Range;
 
 use crate::value::Value;
 
@@ -194,6 +195,20 @@ pub trait Game: Send + Sync {
     /// Predecessors inside the same tier (see the trait contract), appended
     /// to `out`. Duplicates are allowed; the solver removes them.
     fn unmoves(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>);
+
+    /// The used slots among indices `range` of tier `t` with their
+    /// positions, appended to `out` in increasing index order (the caller
+    /// clears and reuses `out`). The default unranks every slot and keeps
+    /// those that rank back to themselves; a game whose numbering knows its
+    /// canonical classes can enumerate them without the round trip.
+    fn used_slots(&self, t: TierKey, range: Range<u64>, out: &mut Vec<(u64, Self::Pos)>) {
+        for i in range {
+            let p = self.unrank(t, i);
+            if self.rank(t, &p) == i {
+                out.push((i, p));
+            }
+        }
+    }
 
     // ----- symmetry -------------------------------------------------------
 

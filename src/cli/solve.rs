@@ -44,16 +44,7 @@ pub fn run(a: &SolveArgs) -> CliResult {
         .iter()
         .map(|id| game_by_id(id))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = a.threads {
-        if n == 0 {
-            return Err(CliError::input("--threads must be at least 1"));
-        }
-        builder = builder.num_threads(n);
-    }
-    let pool = builder
-        .build()
-        .map_err(|e| CliError::failure(format!("cannot start threads: {e}")))?;
+    let pool = thread_pool(a.threads)?;
     let opts = SolveOptions {
         dir: a.dir.clone(),
         max_pieces: a.max_pieces,
@@ -82,9 +73,23 @@ pub fn run(a: &SolveArgs) -> CliResult {
     Ok(())
 }
 
+/// The solver's worker threads (`None`: one per core).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(CliError::input("--threads must be at least 1"));
+        }
+        builder = builder.num_threads(n);
+    }
+    builder
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start threads: {e}")))
+}
+
 /// Per tier: index slots and, among the slots holding a position, how many
 /// are wins, losses and draws for the side to move.
-fn print_table(id: &str, reports: &[TierReport]) {
+pub fn print_table(id: &str, reports: &[TierReport]) {
     println!("{id}");
     println!(
         "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9} {:>10}",

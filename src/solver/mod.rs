@@ -5,6 +5,7 @@
 //! order, loads each tier's dependencies from disk, writes every finished
 //! tier atomically and skips tiers that are already solved (resumable).
 
+mod access;
 mod check;
 mod memory;
 mod tier;
@@ -17,12 +18,14 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
+pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use memory::peak_rss_bytes;
-pub use tier::{solve_tier, Lower, Progress};
+pub use tier::{solve_tier, Lower, Progress, SolvedTier};
 
 use crate::game::{Game, TierKey};
-use crate::tablebase::{self, TbError, TierMeta, TierStats};
+use crate::tablebase::error::err_kind;
+use crate::tablebase::{self, TbError, TbErrorKind, TierMeta, TierStats};
 use crate::value::Packed;
 
 /// How to run a solve.
@@ -46,7 +49,15 @@ pub struct TierReport {
     /// Positions the tier stands for (every placement, both sides to move,
     /// without symmetry reduction).
     pub positions: u64,
+    /// As stored in the header, except `write_seconds`, which is only known
+    /// once the file is written (the header says 0).
     pub stats: TierStats,
+    /// Random memory accesses the solver made (parent updates, lower-tier
+    /// reads); 0 for a skipped tier.
+    pub touches: u64,
+    /// Seconds the solver waited for this tier's file to be written before
+    /// it could go on (the write runs beside the next tier's solve).
+    pub write_wait_seconds: f64,
     /// `true` if the tier was already solved on disk and skipped.
     pub skipped: bool,
 }
@@ -60,17 +71,85 @@ pub fn solve_in_memory<G: Game>(g: &G, max_pieces: Option<u32>) -> HashMap<TierK
         for d in g.tier_deps(t) {
             lower.add(d, &done[&d]);
         }
-        let (values, _) = solve_tier(g, t, &lower, &|_| {});
-        done.insert(t, values);
+        let solved = solve_tier(g, t, &lower, &|_| {});
+        done.insert(t, solved.values);
     }
     done
 }
 
+/// A tier file being written on a background thread while the next tier is
+/// solved. The write itself is atomic (temp file, fsync, rename), so an
+/// interrupted solve loses at most the tiers not yet on disk, and a later
+/// solve redoes exactly those.
+struct PendingWrite {
+    /// Index of the tier's entry in the reports.
+    report: usize,
+    handle: std::thread::JoinHandle<Result<f64, TbError>>,
+}
+
+impl PendingWrite {
+    fn start(
+        report: usize,
+        pool: Arc<rayon::ThreadPool>,
+        path: PathBuf,
+        meta: TierMeta,
+        values: Arc<Vec<Packed>>,
+    ) -> PendingWrite {
+        let handle = std::thread::spawn(move || {
+            let t0 = Instant::now();
+            pool.install(|| tablebase::write_tier(&path, &meta, &values))?;
+            Ok(t0.elapsed().as_secs_f64())
+        });
+        PendingWrite { report, handle }
+    }
+
+    /// Wait for the write; record its time in the tier's report.
+    fn finish(self, reports: &mut [TierReport]) -> Result<(), TbError> {
+        let t0 = Instant::now();
+        let seconds = match self.handle.join() {
+            Ok(r) => r?,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let r = &mut reports[self.report];
+        r.stats.write_seconds = seconds;
+        r.write_wait_seconds = t0.elapsed().as_secs_f64();
+        Ok(())
+    }
+}
+
 /// Solve `g` tier by tier into `opts.dir`, skipping finished tiers.
 pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>, TbError> {
+    let mut reports = Vec::new();
+    let mut pending = None;
+    let result = solve_tiers(g, opts, &mut reports, &mut pending);
+    // Even after an error, let the last write finish (or fail) cleanly.
+    let last = pending.map_or(Ok(()), |p| p.finish(&mut reports));
+    result.and(last).map(|_| reports)
+}
+
+fn solve_tiers<G: Game>(
+    g: &G,
+    opts: &SolveOptions,
+    reports: &mut Vec<TierReport>,
+    pending: &mut Option<PendingWrite>,
+) -> Result<(), TbError> {
     let tiers = g.tiers(opts.max_pieces);
     let mut loaded: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
-    let mut reports = Vec::new();
+    // The writer compresses with as many threads as the solver uses; the OS
+    // shares the cores between the two.
+    let writer_pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("qibase-writer-{i}"))
+            .build()
+            .map_err(|e| {
+                err_kind(
+                    TbErrorKind::Io,
+                    &opts.dir,
+                    format!("cannot start writer threads: {e}"),
+                )
+            })?,
+    );
     for (pos, &t) in tiers.iter().enumerate() {
         let name = g.tier_name(t);
         let path = tablebase::tier_path(&opts.dir, g.id(), &name);
@@ -85,6 +164,8 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
                         slots: positions,
                         positions: real,
                         stats: meta.stats,
+                        touches: 0,
+                        write_wait_seconds: 0.0,
                         skipped: true,
                     });
                     continue;
@@ -126,12 +207,13 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
             ProgressBar::hidden()
         };
         let t0 = Instant::now();
-        let (values, mut stats) = solve_tier(g, t, &lower, &|e| match e {
+        let solved = solve_tier(g, t, &lower, &|e| match e {
             Progress::Initial(k) => bar.inc(k),
             Progress::Level(l, done) => {
                 bar.set_message(format!("level {l}: {done} positions propagated"))
             }
         });
+        let mut stats = solved.stats;
         stats.seconds = t0.elapsed().as_secs_f64();
         stats.threads = rayon::current_num_threads();
         stats.peak_rss = peak_rss_bytes().unwrap_or(0);
@@ -147,12 +229,11 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
             positions,
             stats: stats.clone(),
         };
-        tablebase::write_tier(&path, &meta, &values)?;
-        if tiers[pos + 1..]
-            .iter()
-            .any(|&u| g.tier_deps(u).contains(&t))
-        {
-            loaded.insert(t, Arc::new(values));
+        // The next tier reads this one from memory, not from the file, so
+        // the write can run beside it. One write at a time bounds memory.
+        let values = Arc::new(solved.values);
+        if let Some(p) = pending.take() {
+            p.finish(reports)?;
         }
         reports.push(TierReport {
             tier: t,
@@ -160,8 +241,23 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
             slots: positions,
             positions: real,
             stats,
+            touches: solved.touches,
+            write_wait_seconds: 0.0,
             skipped: false,
         });
+        *pending = Some(PendingWrite::start(
+            reports.len() - 1,
+            writer_pool.clone(),
+            path,
+            meta,
+            values.clone(),
+        ));
+        if tiers[pos + 1..]
+            .iter()
+            .any(|&u| g.tier_deps(u).contains(&t))
+        {
+            loaded.insert(t, values);
+        }
     }
-    Ok(reports)
+    Ok(())
 }

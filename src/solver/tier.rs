@@ -1,13 +1,22 @@
 //! Solving one tier: counters of undecided successors, un-moves, and
 //! propagation in increasing remoteness (a bucket per level).
 //!
-//! Per position the tier keeps a 16-bit packed value and an 8-bit counter;
-//! both are atomics so that rayon threads can decide positions concurrently.
+//! Per slot the tier keeps one 16-bit atomic *state word* (see [`state`]):
+//! either the decided packed value, or "undecided" with the counter of
+//! undecided in-tier children in its low bits. Keeping both in one word
+//! means a parent update is one random memory access (one cache miss), not
+//! two, and the tier needs 2 bytes a slot instead of 3.
+//!
+//! Both passes work in small batches: first all ranks of a batch are
+//! computed and their slots prefetched, then the atomics run, so that the
+//! memory latency of one rank overlaps the computation of the next.
+//!
 //! The *set* of positions decided at each level does not depend on the order
 //! in which threads run, so the table is identical for any thread count.
 
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -15,21 +24,38 @@ use crate::game::{Game, TierKey};
 use crate::tablebase::TierStats;
 use crate::value::{Packed, Value, UNDECIDED};
 
-/// Counter value of a slot that holds no position (symmetry reduction).
-const UNUSED: u8 = 0xFF;
-/// Counter flag: the position has a lower-tier child that is a loss or a
-/// draw, so it can never become a loss.
-const NOT_A_LOSS: u8 = 0x80;
-/// Counter bits that count undecided in-tier children.
-const COUNT: u8 = 0x7F;
+/// The solver's per-slot state word.
+///
+/// * `0` ([`UNDECIDED`]): the slot holds no position (symmetry reduction),
+///   or the initial pass has not reached it yet;
+/// * `1 ..= OPEN - 1`: a decided packed value ([`Value::pack`]);
+/// * `OPEN | flag | count`: an undecided position with `count` undecided
+///   distinct in-tier children; `NOT_A_LOSS` says that a lower-tier child
+///   is a loss or a draw, so it can never become a loss.
+mod state {
+    pub const OPEN: u16 = 0xFF00;
+    pub const NOT_A_LOSS: u16 = 0x80;
+    pub const COUNT: u16 = 0x7F;
 
-/// Positions handled per rayon task.
+    #[inline]
+    pub fn is_open(s: u16) -> bool {
+        s >= OPEN
+    }
+}
+use state::{is_open, COUNT, NOT_A_LOSS, OPEN};
+
+/// Slots handled per rayon task of the initial pass.
 const CHUNK: usize = 1 << 12;
+/// Bucket entries handled per rayon task of a level.
+const LEVEL_CHUNK: usize = 1 << 10;
+/// Positions whose ranks are computed (and slots prefetched) before their
+/// memory is touched.
+const BATCH: usize = 16;
 
 /// Progress events of [`solve_tier`].
 #[derive(Clone, Copy, Debug)]
 pub enum Progress {
-    /// This many more positions went through the initial pass.
+    /// This many more slots went through the initial pass.
     Initial(u64),
     /// Level `.0` is done; `.1` positions have been propagated so far.
     Level(u16, u64),
@@ -61,38 +87,96 @@ impl<'a> Lower<'a> {
     /// The solved value of slot `i` of tier `t`, which a dependency must have.
     #[inline]
     pub fn value(&self, t: TierKey, i: u64) -> Value {
-        self.get(t, i).unwrap_or_else(|| {
-            panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
-        })
+        self.get(t, i).unwrap_or_else(|| missing(t, i))
     }
-}
 
-/// What one task of the initial pass or of a level found: positions to
-/// enqueue, as `(level, index)`, decided now or only candidates.
-#[derive(Default)]
-struct Found {
-    decided: Vec<(u16, u32)>,
-    tentative: Vec<(u16, u32)>,
-}
+    /// The number under which tier `t` was added (for [`Lower::at`]).
+    #[inline]
+    fn slot_of(&self, t: TierKey) -> usize {
+        self.tiers
+            .iter()
+            .position(|(k, _)| *k == t)
+            .unwrap_or_else(|| panic!("tier {t} is not loaded (missing tier dependency)"))
+    }
 
-/// A per-level queue of positions.
-#[derive(Default)]
-struct Buckets {
-    levels: Vec<Vec<u32>>,
-}
-
-impl Buckets {
-    fn push_all(&mut self, items: &[(u16, u32)]) {
-        for &(level, i) in items {
-            let l = level as usize;
-            if self.levels.len() <= l {
-                self.levels.resize_with(l + 1, Vec::new);
-            }
-            self.levels[l].push(i);
+    #[inline]
+    fn prefetch(&self, table: usize, i: u64) {
+        if let Some(v) = self.tiers[table].1.get(i as usize) {
+            prefetch(v);
         }
     }
 
-    fn take(&mut self, level: usize) -> Vec<u32> {
+    /// The value of slot `i` of the `table`-th tier added.
+    #[inline]
+    fn at(&self, table: usize, i: u64) -> Value {
+        let (t, values) = self.tiers[table];
+        values
+            .get(i as usize)
+            .and_then(|&p| Value::unpack(p))
+            .unwrap_or_else(|| missing(t, i))
+    }
+}
+
+#[cold]
+fn missing(t: TierKey, i: u64) -> ! {
+    panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
+}
+
+/// Ask the CPU to start loading the cache line of `x` (a hint, no effect
+/// on the result; a no-op on other architectures).
+#[inline(always)]
+pub(super) fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, even on bad addresses.
+    #[allow(unused_unsafe)]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// Pack a decided value, which must stay below the open states.
+#[inline]
+fn pack(v: Value) -> u16 {
+    let p = v.pack();
+    assert!(
+        p < OPEN,
+        "remoteness {v} too large for the solver's state word"
+    );
+    p
+}
+
+/// Index of the losses and of the wins in a level's pair of queues.
+const LOSSES: usize = 0;
+const WINS: usize = 1;
+
+/// Positions found decided, as `(level, index)`, by kind ([`LOSSES`],
+/// [`WINS`]): propagation then never reads a child's own slot to learn
+/// whether it is a win or a loss.
+type Found = [Vec<(u16, u32)>; 2];
+
+/// A per-level pair of queues: the level's losses and its wins.
+#[derive(Default)]
+struct Buckets {
+    levels: Vec<[Vec<u32>; 2]>,
+}
+
+impl Buckets {
+    fn push_all(&mut self, found: &Found) {
+        for (kind, items) in found.iter().enumerate() {
+            for &(level, i) in items {
+                let l = level as usize;
+                if self.levels.len() <= l {
+                    self.levels.resize_with(l + 1, Default::default);
+                }
+                self.levels[l][kind].push(i);
+            }
+        }
+    }
+
+    fn take(&mut self, level: usize) -> [Vec<u32>; 2] {
         self.levels
             .get_mut(level)
             .map(std::mem::take)
@@ -104,16 +188,370 @@ impl Buckets {
     }
 }
 
-/// View a zeroed `Vec<u16>` as atomics (identical layout, see `AtomicU16`'s docs).
+/// View a `Vec<u16>` as atomics (identical layout, see `AtomicU16`'s docs).
 fn as_atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
     // SAFETY: AtomicU16 has the same size and bit validity as u16, and the
     // exclusive borrow guarantees no non-atomic access while the view lives.
     unsafe { &*(v as *mut [u16] as *const [AtomicU16]) }
 }
 
-fn as_atomic_u8(v: &mut [u8]) -> &[AtomicU8] {
-    // SAFETY: as above for u8.
-    unsafe { &*(v as *mut [u8] as *const [AtomicU8]) }
+/// A solved tier.
+pub struct SolvedTier {
+    /// Packed values; unused slots hold [`UNDECIDED`].
+    pub values: Vec<Packed>,
+    /// Counts, remoteness and the seconds of the initial pass and the
+    /// propagation (the caller fills the rest).
+    pub stats: TierStats,
+    /// Random memory accesses made: parent updates and lower-tier reads.
+    pub touches: u64,
+}
+
+/// Solve tier `t` of `g`, given its solved dependencies. `progress` is told
+/// how far the initial pass and the levels have got.
+pub fn solve_tier<G: Game>(
+    g: &G,
+    t: TierKey,
+    lower: &Lower,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> SolvedTier {
+    let n = g.tier_size(t) as usize;
+    assert!(n <= u32::MAX as usize, "tier too large for 32-bit indices");
+    let mut store = vec![UNDECIDED; n];
+    let touches = AtomicU64::new(0);
+    let mut stats = TierStats::default();
+    let t0 = Instant::now();
+    {
+        let states = as_atomic_u16(&mut store);
+
+        // 1. Initial pass: rule ends, lower-tier children, in-tier counters.
+        // Each task hands its finds to the shared queues as it ends, so the
+        // extra memory stays bounded by a few tasks' worth.
+        let queues = Mutex::new((Buckets::default(), Buckets::default()));
+        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            let lo = c * CHUNK;
+            let hi = (lo + CHUNK).min(n);
+            let mut w = InitWork::default();
+            g.used_slots(t, lo as u64..hi as u64, &mut w.slots);
+            let slots = std::mem::take(&mut w.slots);
+            for batch in slots.chunks(BATCH) {
+                init_batch(g, t, batch, lower, states, &mut w);
+            }
+            touches.fetch_add(w.touches, Relaxed);
+            let mut q = queues.lock().unwrap();
+            q.0.push_all(&w.decided);
+            q.1.push_all(&[Vec::new(), std::mem::take(&mut w.tentative)]);
+            drop(q);
+            progress(Progress::Initial((hi - lo) as u64));
+        });
+        let (mut buckets, mut tentative) = queues.into_inner().unwrap();
+        stats.init_seconds = t0.elapsed().as_secs_f64();
+
+        // 2. Propagate level by level.
+        let t1 = Instant::now();
+        let mut level = 0usize;
+        let mut decided = 0u64;
+        while level < buckets.len() || level < tentative.len() {
+            let mut current = buckets.take(level);
+            let won = pack(Value::Win(level as u16));
+            for i in tentative.take(level)[WINS].iter().copied() {
+                if states[i as usize]
+                    .fetch_update(Relaxed, Relaxed, |s| is_open(s).then_some(won))
+                    .is_ok()
+                {
+                    current[WINS].push(i);
+                }
+            }
+            let shared = Mutex::new(&mut buckets);
+            for (kind, positions) in current.iter().enumerate() {
+                positions.par_chunks(LEVEL_CHUNK).for_each(|chunk| {
+                    let mut w = LevelWork::default();
+                    for batch in chunk.chunks(BATCH) {
+                        let is_loss = kind == LOSSES;
+                        propagate_batch(g, t, batch, is_loss, level as u16, lower, states, &mut w);
+                    }
+                    touches.fetch_add(w.touches, Relaxed);
+                    shared.lock().unwrap().push_all(&w.out);
+                });
+            }
+            decided += (current[LOSSES].len() + current[WINS].len()) as u64;
+            progress(Progress::Level(level as u16, decided));
+            level += 1;
+        }
+        stats.propagate_seconds = t1.elapsed().as_secs_f64();
+    }
+
+    // 3. Whatever is still open is a draw; tally (in parallel: on the
+    // largest tiers this is a pass over gigabytes).
+    let t2 = Instant::now();
+    let tally = store
+        .par_chunks_mut(1 << 16)
+        .map(|chunk| {
+            let mut part = TierStats::default();
+            for s in chunk.iter_mut() {
+                if *s == UNDECIDED {
+                    part.unused += 1;
+                    continue;
+                }
+                if is_open(*s) {
+                    *s = Value::Draw.pack();
+                }
+                match Value::unpack(*s).unwrap() {
+                    Value::Win(r) => {
+                        part.wins += 1;
+                        part.max_win = part.max_win.max(r);
+                    }
+                    Value::Loss(r) => {
+                        part.losses += 1;
+                        part.max_loss = part.max_loss.max(r);
+                    }
+                    Value::Draw => part.draws += 1,
+                }
+            }
+            part
+        })
+        .reduce(TierStats::default, |a, b| TierStats {
+            wins: a.wins + b.wins,
+            losses: a.losses + b.losses,
+            draws: a.draws + b.draws,
+            unused: a.unused + b.unused,
+            max_win: a.max_win.max(b.max_win),
+            max_loss: a.max_loss.max(b.max_loss),
+            ..TierStats::default()
+        });
+    stats.wins = tally.wins;
+    stats.losses = tally.losses;
+    stats.draws = tally.draws;
+    stats.unused = tally.unused;
+    stats.max_win = tally.max_win;
+    stats.max_loss = tally.max_loss;
+    stats.propagate_seconds += t2.elapsed().as_secs_f64();
+    SolvedTier {
+        values: store,
+        stats,
+        touches: touches.into_inner(),
+    }
+}
+
+/// Scratch space of one initial-pass task (reused, so nothing allocates
+/// per position).
+struct InitWork<G: Game> {
+    slots: Vec<(u64, G::Pos)>,
+    moves: Vec<G::Move>,
+    /// Distinct in-tier child ranks of the batch's positions, back to back.
+    kids: Vec<u32>,
+    /// Lower-tier children of the batch's positions: (table, rank).
+    lows: Vec<(u32, u64)>,
+    /// Per position of the batch still to decide: slot, end of its
+    /// `kids` and end of its `lows`.
+    open: Vec<(u32, u32, u32)>,
+    decided: Found,
+    tentative: Vec<(u16, u32)>,
+    touches: u64,
+}
+
+impl<G: Game> Default for InitWork<G> {
+    fn default() -> Self {
+        InitWork {
+            slots: Vec::new(),
+            moves: Vec::new(),
+            kids: Vec::new(),
+            lows: Vec::new(),
+            open: Vec::new(),
+            decided: Found::default(),
+            tentative: Vec::new(),
+            touches: 0,
+        }
+    }
+}
+
+/// The initial pass over a batch of used slots: first every child's rank
+/// (prefetching lower-tier values), then the decisions.
+fn init_batch<G: Game>(
+    g: &G,
+    t: TierKey,
+    batch: &[(u64, G::Pos)],
+    lower: &Lower,
+    states: &[AtomicU16],
+    w: &mut InitWork<G>,
+) {
+    w.kids.clear();
+    w.lows.clear();
+    w.open.clear();
+    let decide = |i: u32, v: Value, w: &mut InitWork<G>| {
+        states[i as usize].store(pack(v), Relaxed);
+        match v {
+            Value::Loss(r) => w.decided[LOSSES].push((r, i)),
+            Value::Win(r) => w.decided[WINS].push((r, i)),
+            Value::Draw => {}
+        }
+    };
+    for &(i, ref p) in batch {
+        let i = i as u32;
+        if let Some(end) = g.rule_end(p) {
+            decide(i, end.value, w);
+            continue;
+        }
+        w.moves.clear();
+        g.moves(p, &mut w.moves);
+        if w.moves.is_empty() {
+            decide(i, Value::Loss(0), w);
+            continue;
+        }
+        let start = w.kids.len();
+        for m in w.moves.iter() {
+            let c = g.apply(p, m);
+            let ct = g.tier_of(&c);
+            if ct == t {
+                let r = g.rank(t, &c) as u32;
+                // The lists are tiny: a scan beats sorting.
+                if !w.kids[start..].contains(&r) {
+                    w.kids.push(r);
+                }
+            } else {
+                let table = lower.slot_of(ct);
+                let r = g.rank(ct, &c);
+                lower.prefetch(table, r);
+                w.lows.push((table as u32, r));
+            }
+        }
+        w.open.push((i, w.kids.len() as u32, w.lows.len() as u32));
+    }
+    w.touches += w.lows.len() as u64;
+
+    let (mut kid_start, mut low_start) = (0usize, 0usize);
+    for k in 0..w.open.len() {
+        let (i, kid_end, low_end) = w.open[k];
+        let (kid_end, low_end) = (kid_end as usize, low_end as usize);
+        let mut best_win: Option<u16> = None;
+        let mut has_draw = false;
+        let mut lower_max: u16 = 0;
+        for &(table, r) in &w.lows[low_start..low_end] {
+            match lower.at(table as usize, r) {
+                Value::Loss(r) => best_win = Some(best_win.map_or(r + 1, |b| b.min(r + 1))),
+                Value::Draw => has_draw = true,
+                Value::Win(r) => lower_max = lower_max.max(r),
+            }
+        }
+        let count = kid_end - kid_start;
+        kid_start = kid_end;
+        low_start = low_end;
+        if count == 0 {
+            if let Some(b) = best_win {
+                decide(i, Value::Win(b), w);
+            } else if has_draw {
+                decide(i, Value::Draw, w);
+            } else {
+                decide(i, Value::Loss(lower_max + 1), w);
+            }
+            continue;
+        }
+        assert!(
+            count <= COUNT as usize,
+            "too many distinct moves for the counter"
+        );
+        let flag = if best_win.is_some() || has_draw {
+            NOT_A_LOSS
+        } else {
+            0
+        };
+        states[i as usize].store(OPEN | flag | count as u16, Relaxed);
+        if let Some(b) = best_win {
+            w.tentative.push((b, i));
+        }
+    }
+}
+
+/// Scratch space of one level task.
+struct LevelWork<G: Game> {
+    parents: Vec<G::Pos>,
+    moves: Vec<G::Move>,
+    /// Distinct parent ranks of each of the batch's positions, back to back
+    /// (a parent of two of them is updated twice, once for each child).
+    ranks: Vec<u32>,
+    out: Found,
+    touches: u64,
+}
+
+impl<G: Game> Default for LevelWork<G> {
+    fn default() -> Self {
+        LevelWork {
+            parents: Vec::new(),
+            moves: Vec::new(),
+            ranks: Vec::new(),
+            out: Found::default(),
+            touches: 0,
+        }
+    }
+}
+
+/// Propagate a batch of positions decided at `level`, all losses or all
+/// wins, to their in-tier parents: first every parent's rank (prefetching
+/// its state word), then the atomic updates.
+#[allow(clippy::too_many_arguments)]
+fn propagate_batch<G: Game>(
+    g: &G,
+    t: TierKey,
+    batch: &[u32],
+    is_loss: bool,
+    level: u16,
+    lower: &Lower,
+    states: &[AtomicU16],
+    w: &mut LevelWork<G>,
+) {
+    w.ranks.clear();
+    for &i in batch {
+        debug_assert_eq!(
+            Value::unpack(states[i as usize].load(Relaxed)),
+            Some(if is_loss {
+                Value::Loss(level)
+            } else {
+                Value::Win(level)
+            })
+        );
+        let p = g.unrank(t, i as u64);
+        w.parents.clear();
+        g.unmoves(&p, &mut w.parents);
+        let start = w.ranks.len();
+        for q in w.parents.iter() {
+            let j = g.rank(t, q) as u32;
+            // The lists are tiny: a scan beats sorting.
+            if !w.ranks[start..].contains(&j) {
+                prefetch(&states[j as usize]);
+                w.ranks.push(j);
+            }
+        }
+    }
+    w.touches += w.ranks.len() as u64;
+
+    let won = pack(Value::Win(level + 1));
+    for &j in &w.ranks {
+        let s = &states[j as usize];
+        if is_loss {
+            // The parent can move to a loss: a win, at this level if no
+            // shorter one was found (levels run in order).
+            if s.fetch_update(Relaxed, Relaxed, |s| is_open(s).then_some(won))
+                .is_ok()
+            {
+                w.out[WINS].push((level + 1, j));
+            }
+        } else {
+            // One more child is a win for the opponent.
+            let Ok(old) = s.fetch_update(Relaxed, Relaxed, |s| is_open(s).then(|| s - 1)) else {
+                continue;
+            };
+            debug_assert!(old & COUNT > 0, "counter underflow");
+            if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
+                // Every child is a win for the opponent: a loss, as late
+                // as the longest of them allows. No other thread touches
+                // this slot meanwhile: all its children are decided.
+                let q = g.unrank(t, j as u64);
+                let lm = lower_max_win(g, t, &q, lower, &mut w.moves, &mut w.touches);
+                let l = level.max(lm) + 1;
+                s.store(pack(Value::Loss(l)), Relaxed);
+                w.out[LOSSES].push((l, j));
+            }
+        }
+    }
 }
 
 /// The largest remoteness among the lower-tier children of `p` that are wins
@@ -124,6 +562,7 @@ fn lower_max_win<G: Game>(
     p: &G::Pos,
     lower: &Lower,
     moves: &mut Vec<G::Move>,
+    touches: &mut u64,
 ) -> u16 {
     moves.clear();
     g.moves(p, moves);
@@ -132,6 +571,7 @@ fn lower_max_win<G: Game>(
         let c = g.apply(p, m);
         let ct = g.tier_of(&c);
         if ct != t {
+            *touches += 1;
             if let Value::Win(r) = lower.value(ct, g.rank(ct, &c)) {
                 max = max.max(r);
             }
@@ -140,255 +580,29 @@ fn lower_max_win<G: Game>(
     max
 }
 
-/// Solve tier `t` of `g`, given its solved dependencies. Returns the packed
-/// values (unused slots stay [`UNDECIDED`]) and statistics. `progress` is
-/// told how far the initial pass and the levels have got.
-pub fn solve_tier<G: Game>(
-    g: &G,
-    t: TierKey,
-    lower: &Lower,
-    progress: &(dyn Fn(Progress) + Sync),
-) -> (Vec<Packed>, TierStats) {
-    let n = g.tier_size(t) as usize;
-    assert!(n <= u32::MAX as usize, "tier too large for 32-bit indices");
-    let mut value_store = vec![UNDECIDED; n];
-    let mut counter_store = vec![0u8; n];
-    {
-        let values = as_atomic_u16(&mut value_store);
-        let counters = as_atomic_u8(&mut counter_store);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::MAX_REMOTENESS;
 
-        // 1. Initial pass: rule ends, lower-tier children, in-tier counters.
-        // Each task hands its finds to the shared queues as it ends, so the
-        // extra memory stays bounded by a few tasks' worth.
-        let queues = Mutex::new((Buckets::default(), Buckets::default()));
-        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            let mut f = Found::default();
-            let mut moves = Vec::new();
-            let mut in_tier: Vec<u32> = Vec::new();
-            let lo = c * CHUNK;
-            let hi = (lo + CHUNK).min(n);
-            for i in lo..hi {
-                init_position(
-                    g,
-                    t,
-                    i,
-                    lower,
-                    values,
-                    counters,
-                    &mut moves,
-                    &mut in_tier,
-                    &mut f,
-                );
-            }
-            let mut q = queues.lock().unwrap();
-            q.0.push_all(&f.decided);
-            q.1.push_all(&f.tentative);
-            drop(q);
-            progress(Progress::Initial((hi - lo) as u64));
-        });
-        let (mut buckets, mut tentative) = queues.into_inner().unwrap();
-
-        // 2. Propagate level by level.
-        let mut level = 0usize;
-        let mut decided = 0u64;
-        while level < buckets.len() || level < tentative.len() {
-            let mut current = buckets.take(level);
-            let won = Value::Win(level as u16).pack();
-            for i in tentative.take(level) {
-                if values[i as usize]
-                    .compare_exchange(UNDECIDED, won, Relaxed, Relaxed)
-                    .is_ok()
-                {
-                    current.push(i);
-                }
-            }
-            let shared = Mutex::new(&mut buckets);
-            current.par_chunks(CHUNK / 4).for_each(|chunk| {
-                let mut out = Vec::new();
-                let mut parents = Vec::new();
-                let mut ranks: Vec<u32> = Vec::new();
-                let mut moves = Vec::new();
-                for &i in chunk {
-                    propagate(
-                        g,
-                        t,
-                        i,
-                        level as u16,
-                        lower,
-                        values,
-                        counters,
-                        &mut parents,
-                        &mut ranks,
-                        &mut moves,
-                        &mut out,
-                    );
-                }
-                shared.lock().unwrap().push_all(&out);
-            });
-            decided += current.len() as u64;
-            progress(Progress::Level(level as u16, decided));
-            level += 1;
+    #[test]
+    fn open_states_never_collide_with_values() {
+        // Every value the solver can store stays below the open states, and
+        // the largest open state still fits.
+        let largest = (OPEN - 4) / 2;
+        assert!(largest < MAX_REMOTENESS);
+        for v in [Value::Draw, Value::Loss(largest), Value::Win(largest)] {
+            assert!(!is_open(pack(v)));
+            assert_ne!(pack(v), UNDECIDED);
         }
+        assert!(is_open(OPEN));
+        assert!(is_open(OPEN | NOT_A_LOSS | COUNT));
+        assert_eq!((OPEN | NOT_A_LOSS | 5) - 1, OPEN | NOT_A_LOSS | 4);
     }
 
-    // 3. Whatever is undecided is a draw; tally.
-    let mut stats = TierStats::default();
-    for (v, &c) in value_store.iter_mut().zip(&counter_store) {
-        if *v == UNDECIDED {
-            if c == UNUSED {
-                stats.unused += 1;
-                continue;
-            }
-            *v = Value::Draw.pack();
-        }
-        match Value::unpack(*v).unwrap() {
-            Value::Win(r) => {
-                stats.wins += 1;
-                stats.max_win = stats.max_win.max(r);
-            }
-            Value::Loss(r) => {
-                stats.losses += 1;
-                stats.max_loss = stats.max_loss.max(r);
-            }
-            Value::Draw => stats.draws += 1,
-        }
-    }
-    (value_store, stats)
-}
-
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn init_position<G: Game>(
-    g: &G,
-    t: TierKey,
-    i: usize,
-    lower: &Lower,
-    values: &[AtomicU16],
-    counters: &[AtomicU8],
-    moves: &mut Vec<G::Move>,
-    in_tier: &mut Vec<u32>,
-    f: &mut Found,
-) {
-    let p = g.unrank(t, i as u64);
-    if g.rank(t, &p) != i as u64 {
-        counters[i].store(UNUSED, Relaxed);
-        return;
-    }
-    let decide = |v: Value, f: &mut Found| {
-        values[i].store(v.pack(), Relaxed);
-        if let Some(r) = v.remoteness() {
-            f.decided.push((r, i as u32));
-        }
-    };
-    if let Some(end) = g.rule_end(&p) {
-        decide(end.value, f);
-        return;
-    }
-    moves.clear();
-    g.moves(&p, moves);
-    if moves.is_empty() {
-        decide(Value::Loss(0), f);
-        return;
-    }
-    in_tier.clear();
-    let mut best_win: Option<u16> = None;
-    let mut has_draw = false;
-    let mut lower_max: u16 = 0;
-    for m in moves.iter() {
-        let c = g.apply(&p, m);
-        let ct = g.tier_of(&c);
-        if ct == t {
-            in_tier.push(g.rank(t, &c) as u32);
-        } else {
-            match lower.value(ct, g.rank(ct, &c)) {
-                Value::Loss(r) => best_win = Some(best_win.map_or(r + 1, |w| w.min(r + 1))),
-                Value::Draw => has_draw = true,
-                Value::Win(r) => lower_max = lower_max.max(r),
-            }
-        }
-    }
-    in_tier.sort_unstable();
-    in_tier.dedup();
-    if in_tier.is_empty() {
-        if let Some(w) = best_win {
-            decide(Value::Win(w), f);
-        } else if has_draw {
-            decide(Value::Draw, f);
-        } else {
-            decide(Value::Loss(lower_max + 1), f);
-        }
-        return;
-    }
-    assert!(
-        in_tier.len() <= COUNT as usize,
-        "too many distinct moves for the counter"
-    );
-    let flag = if best_win.is_some() || has_draw {
-        NOT_A_LOSS
-    } else {
-        0
-    };
-    counters[i].store(in_tier.len() as u8 | flag, Relaxed);
-    if let Some(w) = best_win {
-        f.tentative.push((w, i as u32));
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn propagate<G: Game>(
-    g: &G,
-    t: TierKey,
-    i: u32,
-    level: u16,
-    lower: &Lower,
-    values: &[AtomicU16],
-    counters: &[AtomicU8],
-    parents: &mut Vec<G::Pos>,
-    ranks: &mut Vec<u32>,
-    moves: &mut Vec<G::Move>,
-    out: &mut Vec<(u16, u32)>,
-) {
-    let v = Value::unpack(values[i as usize].load(Relaxed)).expect("decided");
-    debug_assert_eq!(v.remoteness(), Some(level));
-    let p = g.unrank(t, i as u64);
-    parents.clear();
-    g.unmoves(&p, parents);
-    ranks.clear();
-    ranks.extend(parents.iter().map(|q| g.rank(t, q) as u32));
-    ranks.sort_unstable();
-    ranks.dedup();
-    match v {
-        Value::Loss(_) => {
-            let won = Value::Win(level + 1).pack();
-            for &j in ranks.iter() {
-                if values[j as usize]
-                    .compare_exchange(UNDECIDED, won, Relaxed, Relaxed)
-                    .is_ok()
-                {
-                    out.push((level + 1, j));
-                }
-            }
-        }
-        Value::Win(_) => {
-            for &j in ranks.iter() {
-                let j = j as usize;
-                if values[j].load(Relaxed) != UNDECIDED {
-                    continue;
-                }
-                let old = counters[j].fetch_sub(1, Relaxed);
-                debug_assert!(old & COUNT > 0, "counter underflow");
-                if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
-                    // Every child is a win for the opponent: a loss, as late
-                    // as the longest of them allows.
-                    let q = g.unrank(t, j as u64);
-                    let lm = lower_max_win(g, t, &q, lower, moves);
-                    let l = level.max(lm) + 1;
-                    values[j].store(Value::Loss(l).pack(), Relaxed);
-                    out.push((l, j as u32));
-                }
-            }
-        }
-        Value::Draw => unreachable!("draws are never queued"),
+    #[test]
+    #[should_panic(expected = "too large")]
+    fn too_remote_a_value_is_refused() {
+        pack(Value::Win((OPEN - 2) / 2));
     }
 }
