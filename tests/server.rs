@@ -196,6 +196,20 @@ async fn position_spelling_move_parameter_and_pass() {
     // The pass frees the shared piece (lock flag cleared) and hands over the turn.
     assert_eq!(after["pass"], "XXX/.S./OOO X -");
     assert_eq!(a["pass"], "XXX/S../OOO O -");
+    // ?pv=false leaves the principal variation out, nothing else.
+    let (_, mut c) = get(&app, "/api/v1/weiming/query?pos=XXX/S../OOO_X_-&pv=false").await;
+    assert!(c.get("pv").is_none());
+    let mut a = a;
+    a.as_object_mut().unwrap().remove("pv");
+    c.as_object_mut().unwrap().remove("pv");
+    assert_eq!(a, c);
+    expect_error(
+        &app,
+        "/api/v1/weiming/query?pos=XXX/S../OOO_X_-&pv=maybe",
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -441,7 +455,7 @@ impl GameService for Panicky {
     fn geometry(&self) -> Geometry {
         panic!("geometry")
     }
-    fn query(&self, _: &str, _: Option<&str>) -> Result<QueryJson, ApiError> {
+    fn query(&self, _: &str, _: Option<&str>, _: bool) -> Result<QueryJson, ApiError> {
         panic!("query")
     }
     fn moves(&self, _: &str, _: Option<&str>) -> Result<MovesJson, ApiError> {
@@ -585,4 +599,28 @@ async fn http_get(addr: std::net::SocketAddr, uris: &[String]) -> Vec<(u16, Stri
         out.push((status, String::from_utf8(body.to_vec()).unwrap()));
     }
     out
+}
+
+/// The load generator runs, reports its figures and refuses non-loopback
+/// targets (a smoke test: no timing is checked).
+#[test]
+fn bench_http_reports_its_figures() {
+    let o = qibase(&[
+        "bench-http",
+        "weiming",
+        "--requests",
+        "200",
+        "--warmup",
+        "0",
+        "--connections",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("200 requests") && out.contains("p99") && out.contains("0 errors"),
+        "{out}"
+    );
+    let o = qibase(&["bench-http", "weiming", "--addr", "192.0.2.1:80"]);
+    assert_eq!(o.status.code(), Some(2));
 }

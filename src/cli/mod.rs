@@ -3,6 +3,7 @@
 use std::fmt;
 
 pub mod bench;
+pub mod bench_http;
 pub mod engine;
 pub mod play;
 pub mod query;
