@@ -2,7 +2,8 @@
 
 use clap::{Parser, Subcommand};
 use qibase::cli::{
-    bench, bench_probe, convert, engine, play, query, report, rules, serve, solve, verify, CliError,
+    bench, bench_http, bench_probe, convert, engine, play, query, report, rules, serve, solve,
+    verify, CliError,
 };
 
 #[derive(Parser)]
@@ -50,6 +51,8 @@ enum Command {
     Engine(engine::EngineArgs),
     /// Serve the HTTP API (/api/v1) and the web page (/) on loopback.
     Serve(serve::ServeArgs),
+    /// Load generator for `serve`: random query requests on loopback, req/s and latency percentiles.
+    BenchHttp(bench_http::BenchHttpArgs),
 }
 
 fn main() {
@@ -93,6 +96,7 @@ fn main() {
         Command::Bestmove(a) => engine::bestmove(a),
         Command::Engine(a) => engine::engine(a),
         Command::Serve(a) => serve::run(a),
+        Command::BenchHttp(a) => bench_http::run(a),
         Command::Report(a) => report::run(a),
     };
     if let Err(e) = result {

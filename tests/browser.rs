@@ -238,6 +238,24 @@ async fn the_page_in_a_real_browser() {
     wait_value(&c, "win 3").await;
     assert_eq!(url_pos(&c).await, start);
 
+    // Hovering a move previews it on the board; clicking it plays it.
+    let draw = c
+        .find(Locator::Css(".move[data-move='bm-bl']"))
+        .await
+        .unwrap();
+    c.execute(
+        "arguments[0].dispatchEvent(new MouseEvent('mouseenter'));",
+        vec![serde_json::to_value(&draw).unwrap()],
+    )
+    .await
+    .unwrap();
+    assert!(c.find(Locator::Css(".preview-to")).await.is_ok());
+    draw.click().await.unwrap();
+    wait_value(&c, "draw").await;
+    assert_eq!(url_pos(&c).await, "X.X/SXO/O.O X -");
+    c.back().await.unwrap();
+    wait_value(&c, "win 3").await;
+
     // Play first (X) against qibase from the start, with a 2 s clock.
     c.execute(
         "document.getElementById('timer').value = '2';
@@ -263,6 +281,20 @@ async fn the_page_in_a_real_browser() {
     .await;
     let after = url_pos(&c).await;
     assert_ne!(after, "XXX/S../OOO X -");
+    // Select a piece that can move: its targets light up, coloured.
+    let mv = attr_of(&c, ".move", "data-move").await.unwrap();
+    let from = mv.split('-').next().unwrap().to_string();
+    c.find(Locator::Css(&format!("g[data-point='{from}'] .hit")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert!(!c
+        .find_all(Locator::Css("g.target"))
+        .await
+        .unwrap()
+        .is_empty());
     // Screenshot of a game in progress.
     let png = c.screenshot().await.unwrap();
     let out = std::env::var("QIBASE_SCREENSHOT").unwrap_or_else(|_| {

@@ -196,6 +196,20 @@ async fn position_spelling_move_parameter_and_pass() {
     // The pass frees the shared piece (lock flag cleared) and hands over the turn.
     assert_eq!(after["pass"], "XXX/.S./OOO X -");
     assert_eq!(a["pass"], "XXX/S../OOO O -");
+    // ?pv=false leaves the principal variation out, nothing else.
+    let (_, mut c) = get(&app, "/api/v1/weiming/query?pos=XXX/S../OOO_X_-&pv=false").await;
+    assert!(c.get("pv").is_none());
+    let mut a = a;
+    a.as_object_mut().unwrap().remove("pv");
+    c.as_object_mut().unwrap().remove("pv");
+    assert_eq!(a, c);
+    expect_error(
+        &app,
+        "/api/v1/weiming/query?pos=XXX/S../OOO_X_-&pv=maybe",
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -347,14 +361,15 @@ fn damaged(name: &str, f: impl FnOnce(&mut Vec<u8>)) -> (PathBuf, PathBuf) {
 #[tokio::test]
 async fn damaged_and_foreign_tables_are_500_with_the_path() {
     let uri = "/api/v1/weiming/query?pos=XXX/S../OOO_X_-";
-    // A damaged block (found when probed) and a truncated file (found when opened).
-    let flip_last = |b: &mut Vec<u8>| {
-        let n = b.len();
-        b[n - 1] ^= 0x55;
+    // A damaged header and a truncated file (both found when opened).
+    let flip_header = |b: &mut Vec<u8>| {
+        // A byte of the checksummed header: format 3 checks a block only
+        // when a probe reads it, but every open checks the header.
+        b[20] ^= 0x55;
     };
     let truncate = |b: &mut Vec<u8>| b.truncate(10);
     for (name, f) in [
-        ("serve-flip", &flip_last as &dyn Fn(&mut Vec<u8>)),
+        ("serve-flip", &flip_header as &dyn Fn(&mut Vec<u8>)),
         ("serve-trunc", &truncate),
     ] {
         let (d, file) = damaged(name, f);
@@ -441,7 +456,7 @@ impl GameService for Panicky {
     fn geometry(&self) -> Geometry {
         panic!("geometry")
     }
-    fn query(&self, _: &str, _: Option<&str>) -> Result<QueryJson, ApiError> {
+    fn query(&self, _: &str, _: Option<&str>, _: bool) -> Result<QueryJson, ApiError> {
         panic!("query")
     }
     fn moves(&self, _: &str, _: Option<&str>) -> Result<MovesJson, ApiError> {
@@ -585,4 +600,28 @@ async fn http_get(addr: std::net::SocketAddr, uris: &[String]) -> Vec<(u16, Stri
         out.push((status, String::from_utf8(body.to_vec()).unwrap()));
     }
     out
+}
+
+/// The load generator runs, reports its figures and refuses non-loopback
+/// targets (a smoke test: no timing is checked).
+#[test]
+fn bench_http_reports_its_figures() {
+    let o = qibase(&[
+        "bench-http",
+        "weiming",
+        "--requests",
+        "200",
+        "--warmup",
+        "0",
+        "--connections",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("200 requests") && out.contains("p99") && out.contains("0 errors"),
+        "{out}"
+    );
+    let o = qibase(&["bench-http", "weiming", "--addr", "192.0.2.1:80"]);
+    assert_eq!(o.status.code(), Some(2));
 }

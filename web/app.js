@@ -284,11 +284,13 @@ function valueWords(a) {
     : `${side} to move loses in ${plies} with perfect play (the longest resistance).`;
 }
 
-function render() {
+// The board alone: the PV step, the hovered move, or the position itself.
+// (Hovering redraws only this, so the move buttons stay in place and a
+// click on them lands.)
+function renderBoard() {
   if (!S.game) return;
   const ply = curPly();
   const a = answerOf(ply.pos);
-  // Board: the PV step, the hovered move, or the position itself.
   let board = a ? a.board : null;
   let opts = { last: ply.last };
   if (S.pv && S.pv.step > 0) {
@@ -307,7 +309,13 @@ function render() {
     opts = { last: ply.last, selected: S.selected, targets };
   }
   if (board) S.board.draw(board, opts);
+}
 
+function render() {
+  if (!S.game) return;
+  const ply = curPly();
+  const a = answerOf(ply.pos);
+  renderBoard();
   const v = $("value");
   const words = $("value-words");
   if (!a) {
@@ -359,11 +367,11 @@ function renderMoves(a) {
       b.querySelector(".val").textContent = m.end ? `${m.value} (ends)` : m.value;
       b.addEventListener("mouseenter", () => {
         S.hover = m;
-        render();
+        renderBoard();
       });
       b.addEventListener("mouseleave", () => {
         if (S.hover === m) S.hover = null;
-        render();
+        renderBoard();
       });
       b.addEventListener("click", () => {
         S.hover = null;

@@ -5,7 +5,8 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use serde_json::{json, Value as Json};
+use serde::Serialize;
+use serde_json::Value as Json;
 
 use super::{game_by_id, CliError, CliResult};
 use crate::ai::{Difficulty, Rng};
@@ -84,6 +85,27 @@ struct Engine<'g, G: Game> {
     rng: Rng,
 }
 
+/// One answer of the engine: the same types as `query --json`, `moves
+/// --json`, `bestmove --json` and the HTTP API (fields in the same order).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Answer {
+    Query(api::QueryJson),
+    Moves(api::MovesJson),
+    Bestmove(api::BestmoveJson),
+    Error(api::ErrorJson),
+    Bye { bye: bool },
+}
+
+/// An answer with the command's `id` (if it had one) as its last field.
+#[derive(Serialize)]
+struct WithId {
+    #[serde(flatten)]
+    answer: Answer,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Json>,
+}
+
 fn bad_request(what: impl Into<String>) -> ApiError {
     ApiError::new(code::BAD_REQUEST, what)
 }
@@ -96,23 +118,27 @@ impl<G: Game> Engine<'_, G> {
         }
     }
 
-    /// Answer one command line.
-    fn answer(&mut self, line: &str) -> Json {
+    /// Answer one command line: the JSON line, and whether it was `quit`.
+    fn answer(&mut self, line: &str) -> (String, bool) {
         let cmd: Json = match serde_json::from_str(line) {
             Ok(c) => c,
             Err(e) => {
-                return json!(bad_request(format!("malformed JSON: {e}")).json());
+                let e = bad_request(format!("malformed JSON: {e}"));
+                return (api::to_line(&e.json()), false);
             }
         };
         let id = cmd.get("id").cloned();
-        let mut out = self.run(&cmd).unwrap_or_else(|e| json!(e.json()));
-        if let (Some(id), Some(obj)) = (id, out.as_object_mut()) {
-            obj.insert("id".to_string(), id);
-        }
-        out
+        let (answer, quit) = match self.run(&cmd) {
+            Ok(a) => {
+                let quit = matches!(a, Answer::Bye { .. });
+                (a, quit)
+            }
+            Err(e) => (Answer::Error(e.json()), false),
+        };
+        (api::to_line(&WithId { answer, id }), quit)
     }
 
-    fn run(&mut self, cmd: &Json) -> Result<Json, ApiError> {
+    fn run(&mut self, cmd: &Json) -> Result<Answer, ApiError> {
         let Some(obj) = cmd.as_object() else {
             return Err(bad_request("a command must be a JSON object"));
         };
@@ -163,14 +189,14 @@ impl<G: Game> Engine<'_, G> {
                     Err(e) => return Err(e.clone()),
                 };
                 let j = api::bestmove(g, oracle, &p, level, seed, &mut self.rng)?;
-                Ok(json!(j))
+                Ok(Answer::Bestmove(j))
             }
             "query" => {
                 let p = position()?;
-                Ok(json!(api::query(g, self.oracle()?, &p, true)?))
+                Ok(Answer::Query(api::query(g, self.oracle()?, &p, true)?))
             }
-            "moves" => Ok(json!(api::moves(g, &position()?))),
-            "quit" => Ok(json!({"bye": true})),
+            "moves" => Ok(Answer::Moves(api::moves(g, &position()?))),
+            "quit" => Ok(Answer::Bye { bye: true }),
             other => Err(bad_request(format!(
                 "unknown cmd '{other}' (bestmove, query, moves or quit)"
             ))),
@@ -198,8 +224,7 @@ pub fn engine(a: &EngineArgs) -> CliResult {
             if line.trim().is_empty() {
                 continue;
             }
-            let ans = e.answer(&line);
-            let quit = ans.get("bye").is_some();
+            let (ans, quit) = e.answer(&line);
             writeln!(stdout, "{ans}")
                 .and_then(|_| stdout.flush())
                 .map_err(|err| CliError::failure(format!("writing stdout: {err}")))?;

@@ -3,6 +3,7 @@
 use std::fmt;
 
 pub mod bench;
+pub mod bench_http;
 pub mod bench_probe;
 pub mod convert;
 pub mod engine;

@@ -30,6 +30,8 @@ pub struct PosParams {
     pub mv: Option<String>,
     pub difficulty: Option<String>,
     pub seed: Option<String>,
+    /// `query` only: `false` or `0` leaves the principal variation out.
+    pub pv: Option<String>,
 }
 
 type Shared = Arc<AppState>;
@@ -106,7 +108,17 @@ async fn query(
 ) -> Result<Response, ApiError> {
     let p = params(q)?;
     let pos = required_pos(&p)?;
-    with_service(st, id, move |s| s.query(&pos, p.mv.as_deref())).await
+    let with_pv = match p.pv.as_deref() {
+        None | Some("") | Some("1") | Some("true") => true,
+        Some("0") | Some("false") => false,
+        Some(other) => {
+            return Err(ApiError::new(
+                code::BAD_REQUEST,
+                format!("bad pv '{other}': true or false"),
+            ))
+        }
+    };
+    with_service(st, id, move |s| s.query(&pos, p.mv.as_deref(), with_pv)).await
 }
 
 async fn moves(

@@ -52,7 +52,8 @@ pub struct GameDetail {
 pub trait GameService: Send + Sync {
     fn summary(&self) -> GameSummary;
     fn geometry(&self) -> Geometry;
-    fn query(&self, pos: &str, mv: Option<&str>) -> Result<QueryJson, ApiError>;
+    /// `with_pv`: include the principal variation (the default).
+    fn query(&self, pos: &str, mv: Option<&str>, with_pv: bool) -> Result<QueryJson, ApiError>;
     fn moves(&self, pos: &str, mv: Option<&str>) -> Result<MovesJson, ApiError>;
     fn bestmove(
         &self,
@@ -137,9 +138,9 @@ impl<G: Game + 'static> GameService for Service<G> {
         self.g.geometry()
     }
 
-    fn query(&self, pos: &str, mv: Option<&str>) -> Result<QueryJson, ApiError> {
+    fn query(&self, pos: &str, mv: Option<&str>, with_pv: bool) -> Result<QueryJson, ApiError> {
         let p = self.position(pos, mv)?;
-        Ok(api::query(self.g, self.oracle()?, &p, true)?)
+        Ok(api::query(self.g, self.oracle()?, &p, with_pv)?)
     }
 
     fn moves(&self, pos: &str, mv: Option<&str>) -> Result<MovesJson, ApiError> {
