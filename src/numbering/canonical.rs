@@ -88,7 +88,12 @@ impl PairNumbering {
     #[inline]
     pub fn unrank(&self, m: u32, o: u32, i: u64) -> (u32, u32) {
         let block = binom(self.n - m, o);
-        let (cls, r) = (i / block, i % block);
+        // Slot indices fit 32 bits (the solver's limit): a 32-bit division
+        // is several times cheaper than a 64-bit one.
+        let (cls, r) = match (u32::try_from(i), u32::try_from(block)) {
+            (Ok(i), Ok(block)) => ((i / block) as u64, (i % block) as u64),
+            _ => (i / block, i % block),
+        };
         let (rep, free) = self.classes.rep_free(m, cls as u32);
         (rep, pdep(unrank_subset(self.n - m, o, r), free))
     }

@@ -46,23 +46,43 @@ pub fn rank_subset(mut set: u32) -> u64 {
     r
 }
 
-/// The k-subset of 0..n with colex rank `idx` (`idx < C(n, k)`).
+/// `BY_SIZE[i][b]` = C(b, i) for b < 32, as `u32` (the largest, C(31, 15),
+/// fits): one row per element count, so [`unrank_subset`] scans a row of
+/// contiguous entries.
+const BY_SIZE: [[u32; 32]; 33] = {
+    let mut t = [[0u32; 32]; 33];
+    let mut i = 0;
+    while i <= 32 {
+        let mut b = 0;
+        while b < 32 {
+            t[i][b] = BINOM[b][i] as u32;
+            b += 1;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// The k-subset of 0..n with colex rank `idx` (`idx < C(n, k)`, n ≤ 32).
+///
+/// Element i (from the top) is the largest b below the previous element
+/// with C(b, i) ≤ idx. The elements only fall, so scanning down from the
+/// previous one reads at most n + k entries in all; row i of [`BY_SIZE`]
+/// keeps them contiguous.
 #[inline]
-pub fn unrank_subset(n: u32, k: u32, mut idx: u64) -> u32 {
+pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
+    debug_assert!(n <= 32 && idx < binom(n, k).max(1));
+    let mut idx = idx as u32;
     let mut set = 0u32;
-    let mut top = n as usize;
-    let mut i = k as usize;
-    while i > 0 {
-        // Largest b < top with C(b, i) <= idx: b only falls over the whole
-        // loop, so all steps together scan at most n entries.
-        let mut b = top - 1;
-        while BINOM[b][i] > idx {
+    let mut b = n as usize;
+    for i in (1..=k as usize).rev() {
+        let row = &BY_SIZE[i];
+        b -= 1;
+        while row[b] > idx {
             b -= 1;
         }
-        idx -= BINOM[b][i];
+        idx -= row[b];
         set |= 1 << b;
-        top = b;
-        i -= 1;
     }
     set
 }
