@@ -5,7 +5,7 @@
 //! (`zstd -19`, `xz -9`).
 //!
 //! ```text
-//! cargo run --release --example tbdev -- GAME --dir DIR [--dump OUT] [--block-sizes 256,512,1024]
+//! cargo run --release --example tbdev -- GAME --dir DIR [--dump OUT] [--block-sizes 256,512,1024] [--read-only]
 //! ```
 //! Reads format 2 or format 3 files.
 
@@ -35,6 +35,7 @@ fn run() -> Result<(), String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--dir" => dir = it.next().ok_or("--dir needs a value")?.into(),
+            "--read-only" => sizes.clear(),
             "--dump" => dump = Some(it.next().ok_or("--dump needs a value")?.into()),
             "--block-sizes" => {
                 sizes = it
@@ -54,11 +55,13 @@ fn run() -> Result<(), String> {
         // per block size: (wdl bytes, rem bytes, header bytes, index bytes, encode s)
         let mut totals = vec![(0u64, 0u64, 0u64, 0u64, 0f64); sizes.len()];
         let mut raw_all = Vec::new();
+        let mut read_secs = 0f64;
         for t in g.tiers(None) {
             let path = tier_path(&dir, g.id(), &g.tier_name(t));
             if !path.exists() {
                 continue;
             }
+            let t0 = Instant::now();
             let (meta, values) = match file_version(&path).map_err(|e| e.to_string())? {
                 Some(2) => read_v2(&path).map_err(|e| e.to_string())?,
                 Some(v) if v == FORMAT_VERSION => {
@@ -68,6 +71,7 @@ fn run() -> Result<(), String> {
                 }
                 _ => return Err(format!("{}: unknown format", path.display())),
             };
+            read_secs += t0.elapsed().as_secs_f64();
             if dump.is_some() {
                 raw_all.extend(values.iter().flat_map(|v| v.to_le_bytes()));
             }
@@ -94,6 +98,7 @@ fn run() -> Result<(), String> {
             }
             println!("{line}");
         }
+        println!("whole-tier reads (map, check, decode all blocks in parallel): {read_secs:.3} s");
         println!("bits per used slot over {used_total} used slots (WDL stream, remoteness stream, header, index, total; encode seconds):");
         let b = |x: u64| x as f64 * 8.0 / used_total.max(1) as f64;
         for (k, &bs) in sizes.iter().enumerate() {

@@ -50,6 +50,30 @@ fn rng(seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
+/// CPU time of the calling thread (ns), from the kernel's scheduler
+/// statistics: on a loaded machine wall time mostly measures the others.
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Wall and CPU seconds of `f` on this thread.
+fn clocked<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
+    let c0 = thread_cpu_ns();
+    let t0 = Instant::now();
+    let r = f();
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = match (c0, thread_cpu_ns()) {
+        (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+        _ => wall,
+    };
+    (r, wall, cpu)
+}
+
 /// `n` positions drawn uniformly from the used slots of `tiers`.
 fn sample<G: Game>(g: &G, tiers: &[TierKey], n: usize, seed: u64) -> Vec<G::Pos> {
     let sizes: Vec<u64> = tiers.iter().map(|&t| g.tier_size(t)).collect();
@@ -113,8 +137,8 @@ pub fn bench_probe(a: &BenchProbeArgs) -> CliResult {
                 )
             })
             .collect();
-        // Each closure returns (checksum, seconds) of its thread.
-        let timed = |f: &(dyn Fn(usize) -> Result<(u64, f64), CliError> + Sync)| {
+        // Each closure returns (checksum, wall seconds, CPU seconds) of its thread.
+        let timed = |f: &(dyn Fn(usize) -> Result<(u64, f64, f64), CliError> + Sync)| {
             pool.install(|| {
                 (0..threads)
                     .into_par_iter()
@@ -122,33 +146,38 @@ pub fn bench_probe(a: &BenchProbeArgs) -> CliResult {
                     .collect::<Result<Vec<_>, CliError>>()
             })
         };
-        let report = |what: &str, per: usize, r: &[(u64, f64)]| {
-            let secs: Vec<f64> = r.iter().map(|x| x.1).collect();
-            let worst = secs.iter().cloned().fold(0.0, f64::max);
+        let report = |what: &str, per: usize, r: &[(u64, f64, f64)]| {
+            let wall = r.iter().map(|x| x.1).fold(0.0, f64::max);
+            let cpu = r.iter().map(|x| x.2).fold(0.0, f64::max);
             let sum: u64 = r.iter().map(|x| x.0).sum();
             println!(
-                "{what:<22} {:>8.3} M lookups/s per thread ({:>7.1} ns each; {} x {per} in {worst:.3} s) [{sum}]",
-                per as f64 / worst / 1e6,
-                worst * 1e9 / per as f64,
+                "{what:<20} {:>7.3} M lookups/s per thread of CPU time ({:>7.1} ns each); wall {:>7.3} M/s ({} x {per} in {wall:.3} s) [{sum}]",
+                per as f64 / cpu / 1e6,
+                cpu * 1e9 / per as f64,
+                per as f64 / wall / 1e6,
                 r.len()
             );
         };
         let wdl = timed(&|k| {
-            let t0 = Instant::now();
-            let mut s = 0u64;
-            for p in &sets[k].0 {
-                s += tb.probe_wdl(p)? as u64;
-            }
-            Ok((s, t0.elapsed().as_secs_f64()))
+            let (s, wall, cpu) = clocked(|| -> Result<u64, CliError> {
+                let mut s = 0u64;
+                for p in &sets[k].0 {
+                    s += tb.probe_wdl(p)? as u64;
+                }
+                Ok(s)
+            });
+            Ok((s?, wall, cpu))
         })?;
         report("cold WDL", a.probes, &wdl);
         let full = timed(&|k| {
-            let t0 = Instant::now();
-            let mut s = 0u64;
-            for p in &sets[k].1 {
-                s += tb.probe(p)?.pack() as u64;
-            }
-            Ok((s, t0.elapsed().as_secs_f64()))
+            let (s, wall, cpu) = clocked(|| -> Result<u64, CliError> {
+                let mut s = 0u64;
+                for p in &sets[k].1 {
+                    s += tb.probe(p)?.pack() as u64;
+                }
+                Ok(s)
+            });
+            Ok((s?, wall, cpu))
         })?;
         report("cold full value", a.probes, &full);
         let hot = 1024.min(a.probes);
@@ -160,14 +189,16 @@ pub fn bench_probe(a: &BenchProbeArgs) -> CliResult {
                     tb.probe(p)?;
                 }
             }
-            let t0 = Instant::now();
-            let mut s = 0u64;
-            for _ in 0..reps {
-                for p in set {
-                    s += tb.probe(p)?.pack() as u64;
+            let (s, wall, cpu) = clocked(|| -> Result<u64, CliError> {
+                let mut s = 0u64;
+                for _ in 0..reps {
+                    for p in set {
+                        s += tb.probe(p)?.pack() as u64;
+                    }
                 }
-            }
-            Ok((s, t0.elapsed().as_secs_f64()))
+                Ok(s)
+            });
+            Ok((s?, wall, cpu))
         })?;
         report("repeated full value", hot * reps, &rep);
         Ok(())

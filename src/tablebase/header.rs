@@ -20,6 +20,8 @@ pub const PREAMBLE_LEN: usize = 16;
 /// Bytes of one block-index entry: WDL offset, WDL checksum, remoteness
 /// offset, remoteness checksum (u32 LE each).
 pub const INDEX_ENTRY_LEN: usize = 16;
+/// Index entries covered by one index checksum.
+pub const INDEX_CHUNK: usize = 4096;
 /// Largest header body accepted.
 pub const MAX_HEADER_LEN: usize = 1 << 22;
 
@@ -38,8 +40,10 @@ pub struct Header {
     pub wdl_len: u64,
     /// Bytes of the remoteness section.
     pub rem_len: u64,
-    /// Checksum of the block index bytes.
-    pub index_checksum: u64,
+    /// Checksum of each chunk of [`INDEX_CHUNK`] index entries (the last
+    /// chunk may be shorter), checked when a lookup first needs the chunk:
+    /// opening a large tier reads none of its index.
+    pub index_checksums: Vec<u64>,
 }
 
 /// One block's index entry.
@@ -64,6 +68,14 @@ pub fn encode_header(h: &Header) -> Vec<u8> {
     out
 }
 
+/// The checksums of the index chunks.
+pub fn index_checksums(index: &[u8]) -> Vec<u64> {
+    index
+        .chunks(INDEX_CHUNK * INDEX_ENTRY_LEN)
+        .map(checksum64)
+        .collect()
+}
+
 pub fn encode_index(entries: &[BlockEntry]) -> Vec<u8> {
     let mut out = Vec::with_capacity(entries.len() * INDEX_ENTRY_LEN);
     for e in entries {
@@ -86,8 +98,8 @@ fn le_u64(b: &[u8]) -> u64 {
 #[derive(Debug, Clone)]
 pub struct Layout {
     pub header: Header,
-    pub index: Vec<BlockEntry>,
-    /// Byte offset of the block index in the file.
+    /// Byte offset of the block index in the file (entries are read from
+    /// the mapped file when needed: opening a tier parses no index).
     pub index_start: usize,
     /// Byte offset of the WDL section (the remoteness section follows it).
     pub data_start: usize,
@@ -98,9 +110,9 @@ pub fn version_of(bytes: &[u8]) -> Option<u32> {
     (bytes.len() >= 12 && bytes[..8] == MAGIC).then(|| le_u32(&bytes[8..]))
 }
 
-/// Parse and check everything except the block data: magic, version,
-/// header checksum, header fields, index checksum and the file length.
-/// Cheap: reads the header and the index only.
+/// Parse and check everything except the index and the block data: magic,
+/// version, header checksum, header fields and the file length. Cheap:
+/// reads the header only.
 pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
     let n = bytes.len().min(8);
     if bytes[..n] != MAGIC[..n] {
@@ -202,57 +214,62 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
             ),
         ));
     }
-    let index_bytes = &bytes[index_start..data_start];
-    if checksum64(index_bytes) != header.index_checksum {
-        return Err(err(path, "corrupt block index (index checksum mismatch)"));
-    }
-    let mut index = Vec::with_capacity(header.blocks as usize);
-    let (mut pw, mut pr) = (0u32, 0u32);
-    for c in index_bytes.chunks_exact(INDEX_ENTRY_LEN) {
-        let e = BlockEntry {
-            wdl_offset: le_u32(c),
-            wdl_checksum: le_u32(&c[4..]),
-            rem_offset: le_u32(&c[8..]),
-            rem_checksum: le_u32(&c[12..]),
-        };
-        if e.wdl_offset < pw
-            || e.wdl_offset as u64 > header.wdl_len
-            || e.rem_offset < pr
-            || e.rem_offset as u64 > header.rem_len
-        {
-            return Err(err(path, "corrupt block index (offsets out of order)"));
-        }
-        (pw, pr) = (e.wdl_offset, e.rem_offset);
-        index.push(e);
+    if header.index_checksums.len() != (header.blocks as usize).div_ceil(INDEX_CHUNK) {
+        return Err(err(
+            path,
+            "corrupt header (wrong number of index checksums)",
+        ));
     }
     Ok(Layout {
         header,
-        index,
         index_start,
         data_start,
     })
 }
 
 impl Layout {
-    /// The byte range of block `b`'s WDL stream inside the file.
-    pub fn wdl_range(&self, b: usize) -> std::ops::Range<usize> {
-        let start = self.index[b].wdl_offset as usize;
-        let end = self
-            .index
-            .get(b + 1)
-            .map_or(self.header.wdl_len as usize, |e| e.wdl_offset as usize);
-        self.data_start + start..self.data_start + end
+    /// Block `b`'s index entry, read from the file's bytes.
+    pub fn entry(&self, bytes: &[u8], b: usize) -> BlockEntry {
+        let c = &bytes[self.index_start + b * INDEX_ENTRY_LEN..][..INDEX_ENTRY_LEN];
+        BlockEntry {
+            wdl_offset: le_u32(c),
+            wdl_checksum: le_u32(&c[4..]),
+            rem_offset: le_u32(&c[8..]),
+            rem_checksum: le_u32(&c[12..]),
+        }
+    }
+
+    /// The byte range of block `b`'s WDL stream inside the file (`None`
+    /// if the index's offsets are out of order).
+    pub fn wdl_range(&self, bytes: &[u8], b: usize) -> Option<std::ops::Range<usize>> {
+        let start = self.entry(bytes, b).wdl_offset as u64;
+        let end = if b + 1 < self.header.blocks as usize {
+            self.entry(bytes, b + 1).wdl_offset as u64
+        } else {
+            self.header.wdl_len
+        };
+        (start <= end && end <= self.header.wdl_len)
+            .then(|| self.data_start + start as usize..self.data_start + end as usize)
     }
 
     /// The byte range of block `b`'s remoteness stream inside the file.
-    pub fn rem_range(&self, b: usize) -> std::ops::Range<usize> {
+    pub fn rem_range(&self, bytes: &[u8], b: usize) -> Option<std::ops::Range<usize>> {
         let base = self.data_start + self.header.wdl_len as usize;
-        let start = self.index[b].rem_offset as usize;
-        let end = self
-            .index
-            .get(b + 1)
-            .map_or(self.header.rem_len as usize, |e| e.rem_offset as usize);
-        base + start..base + end
+        let start = self.entry(bytes, b).rem_offset as u64;
+        let end = if b + 1 < self.header.blocks as usize {
+            self.entry(bytes, b + 1).rem_offset as u64
+        } else {
+            self.header.rem_len
+        };
+        (start <= end && end <= self.header.rem_len)
+            .then(|| base + start as usize..base + end as usize)
+    }
+
+    /// The bytes of index chunk `c` and their expected checksum.
+    pub fn index_chunk<'a>(&self, bytes: &'a [u8], c: usize) -> (&'a [u8], u64) {
+        let start = self.index_start + c * INDEX_CHUNK * INDEX_ENTRY_LEN;
+        let end = (start + INDEX_CHUNK * INDEX_ENTRY_LEN).min(self.data_start);
+        (&bytes[start..end], self.header.index_checksums[c])
     }
 
     /// Number of slots in block `b`.

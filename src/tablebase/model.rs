@@ -276,7 +276,7 @@ impl TierModel {
         let mut d = Decoder::new(wdl)?;
         let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
         for o in out.iter_mut() {
-            let w = d.get(&self.wdl[wdl_ctx(p1, p2)])? as u8;
+            let w = d.get_small(&self.wdl[wdl_ctx(p1, p2)])? as u8;
             if w > WDL_WIN {
                 return Err(format!("WDL symbol {w}"));
             }
@@ -284,6 +284,7 @@ impl TierModel {
             p2 = p1;
             p1 = w;
         }
+        d.check()?;
         if out.len() == len {
             d.finish()?;
         }
@@ -303,48 +304,50 @@ impl TierModel {
             return Ok(());
         }
         let mut d = Decoder::new(wdl)?;
-        let mut rd: Option<Decoder> = None;
+        // A block without wins or losses has an empty remoteness stream.
+        let mut rd = if rem.is_empty() {
+            None
+        } else {
+            Some(Decoder::new(rem).map_err(|e| format!("remoteness {e}"))?)
+        };
         let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
         let (mut pw, mut pr) = (WDL_LOSS, 0u16);
         for o in out.iter_mut() {
-            let w = d.get(&self.wdl[wdl_ctx(p1, p2)])? as u8;
+            let w = d.get_small(&self.wdl[wdl_ctx(p1, p2)])? as u8;
             p2 = p1;
             p1 = w;
             if w == WDL_DRAW {
                 *o = 1;
                 continue;
             }
-            if w > WDL_WIN {
-                return Err(format!("WDL symbol {w}"));
-            }
-            let r_dec = match &mut rd {
-                Some(r) => r,
-                None => rd.insert(Decoder::new(rem).map_err(|e| format!("remoteness {e}"))?),
+            let Some(r_dec) = rd.as_mut() else {
+                return Err("win or loss in a block without remoteness stream".into());
             };
             let c = rem_ctx(w, pw, pr);
             let s = self.rem_sym[c][r_dec.get(&self.rem[c])?] as usize;
             let r = if s == REM_ESCAPE {
                 let hi = r_dec.get_byte()? as u16;
                 let lo = r_dec.get_byte()? as u16;
-                (hi << 8) | lo
+                let r = (hi << 8) | lo;
+                if r > crate::value::MAX_REMOTENESS {
+                    return Err(format!("remoteness {r} too large"));
+                }
+                r
             } else {
                 s as u16
             };
-            if r > crate::value::MAX_REMOTENESS {
-                return Err(format!("remoteness {r} too large"));
-            }
             *o = pack(w, r);
             pw = w;
             pr = r;
         }
+        d.check()?;
+        if let Some(r) = &rd {
+            r.check()?;
+        }
         if out.len() == len {
             d.finish()?;
-            match &rd {
-                Some(r) => r.finish()?,
-                None if !rem.is_empty() => {
-                    return Err("remoteness stream of a block without wins or losses".into())
-                }
-                None => {}
+            if let Some(r) = &rd {
+                r.finish()?;
             }
         }
         Ok(())

@@ -3,16 +3,16 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use memmap2::Mmap;
 use rayon::prelude::*;
 
 use super::cache::{BlockCache, Lookup, SLOT_VALUES};
-use super::checksum::checksum32;
+use super::checksum::{checksum32, checksum64};
 use super::error::{err, err_kind, TbError, TbErrorKind};
-use super::header::{parse_layout, Header, Layout};
+use super::header::{parse_layout, Header, Layout, INDEX_CHUNK};
 use super::model::{TierModel, WDL_DRAW, WDL_LOSS};
 use super::TierMeta;
 use crate::game::TierKey;
@@ -47,6 +47,8 @@ pub struct TierFile {
     id: u64,
     /// The whole tier decoded, after [`TierFile::preload`].
     preloaded: OnceLock<Vec<Packed>>,
+    /// One bit per index chunk whose checksum has been checked.
+    index_ok: Vec<AtomicU64>,
 }
 
 /// Read a file's bytes (mapped when large), as a `TbError` on failure.
@@ -93,8 +95,9 @@ pub fn file_version(path: &Path) -> Result<Option<u32>, TbError> {
 }
 
 impl TierFile {
-    /// Open and check the header, the index and the file length (not the
-    /// blocks: each block's checksums are checked when it is decoded).
+    /// Open and check the header and the file length (not the index and
+    /// the blocks: each index chunk's checksum is checked when first
+    /// needed, each block's checksums whenever it is decoded).
     pub fn open(
         path: &Path,
         game: &str,
@@ -134,11 +137,15 @@ impl TierFile {
         }
         let model = TierModel::new(&layout.header.model)
             .map_err(|e| err(path, format!("corrupt header (bad model: {e})")))?;
+        let chunks = layout.header.index_checksums.len();
         Ok(TierFile {
             path: path.to_path_buf(),
             bytes,
             layout,
             model,
+            index_ok: (0..chunks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             id: NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed) as u64,
             preloaded: OnceLock::new(),
         })
@@ -169,10 +176,47 @@ impl TierFile {
         self.layout.header.blocks as usize
     }
 
+    /// Check the checksum of index chunk `c` (once per open file).
+    fn check_index_chunk(&self, c: usize) -> Result<(), TbError> {
+        let (word, bit) = (&self.index_ok[c / 64], 1u64 << (c % 64));
+        if word.load(Ordering::Relaxed) & bit != 0 {
+            return Ok(());
+        }
+        let (chunk, sum) = self.layout.index_chunk(self.bytes.as_slice(), c);
+        if checksum64(chunk) != sum {
+            return Err(err(
+                &self.path,
+                format!("corrupt block index (index checksum mismatch in chunk {c})"),
+            ));
+        }
+        word.fetch_or(bit, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Check the index entries block `b` needs (its own and the next).
+    #[inline]
+    fn check_index(&self, b: usize) -> Result<(), TbError> {
+        self.check_index_chunk(b / INDEX_CHUNK)?;
+        if b + 1 < self.blocks() && (b + 1).is_multiple_of(INDEX_CHUNK) {
+            self.check_index_chunk((b + 1) / INDEX_CHUNK)?;
+        }
+        Ok(())
+    }
+
+    fn bad_index(&self) -> TbError {
+        err(&self.path, "corrupt block index (offsets out of order)")
+    }
+
     /// Block `b`'s WDL stream, its checksum checked.
     fn wdl_bytes(&self, b: usize) -> Result<&[u8], TbError> {
-        let data = &self.bytes.as_slice()[self.layout.wdl_range(b)];
-        if checksum32(data) != self.layout.index[b].wdl_checksum {
+        self.check_index(b)?;
+        let bytes = self.bytes.as_slice();
+        let range = self
+            .layout
+            .wdl_range(bytes, b)
+            .ok_or_else(|| self.bad_index())?;
+        let data = &bytes[range];
+        if checksum32(data) != self.layout.entry(bytes, b).wdl_checksum {
             return Err(err(
                 &self.path,
                 format!("corrupt block {b} (WDL block checksum mismatch)"),
@@ -183,8 +227,14 @@ impl TierFile {
 
     /// Block `b`'s remoteness stream, its checksum checked.
     fn rem_bytes(&self, b: usize) -> Result<&[u8], TbError> {
-        let data = &self.bytes.as_slice()[self.layout.rem_range(b)];
-        if checksum32(data) != self.layout.index[b].rem_checksum {
+        self.check_index(b)?;
+        let bytes = self.bytes.as_slice();
+        let range = self
+            .layout
+            .rem_range(bytes, b)
+            .ok_or_else(|| self.bad_index())?;
+        let data = &bytes[range];
+        if checksum32(data) != self.layout.entry(bytes, b).rem_checksum {
             return Err(err(
                 &self.path,
                 format!("corrupt block {b} (remoteness block checksum mismatch)"),

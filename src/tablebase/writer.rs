@@ -8,9 +8,9 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::checksum::{checksum32, checksum64};
+use super::checksum::checksum32;
 use super::error::{err, err_kind, TbError, TbErrorKind};
-use super::header::{encode_header, encode_index, BlockEntry, Header};
+use super::header::{encode_header, encode_index, index_checksums, BlockEntry, Header};
 use super::model::{Counts, TierModel};
 use super::TierMeta;
 use crate::value::Packed;
@@ -102,7 +102,7 @@ pub fn encode_tier(
         model: spec,
         wdl_len: wo,
         rem_len: ro,
-        index_checksum: checksum64(&index),
+        index_checksums: index_checksums(&index),
     };
     Ok(Encoded {
         head: encode_header(&header),
