@@ -7,7 +7,8 @@ use qibase::cli::{bench, engine, play, query, report, rules, solve, tbdev, verif
 #[command(
     name = "qibase",
     version,
-    about = "Exact solutions of small traditional Chinese board games"
+    about = "Exact solutions of small traditional Chinese board games",
+    after_help = qibase::games::variant::help_text()
 )]
 struct Cli {
     #[command(subcommand)]

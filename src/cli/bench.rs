@@ -49,6 +49,7 @@ pub fn run(a: &BenchArgs) -> CliResult {
         threads: a.threads,
         max_pieces: a.max_pieces,
         quiet: false,
+        estimate: false,
     });
     let _ = std::fs::remove_dir_all(&dir);
     result.map_err(|e| CliError {

@@ -4,6 +4,7 @@ use std::fmt;
 
 pub mod bench;
 pub mod engine;
+pub mod estimate;
 pub mod play;
 pub mod query;
 pub mod report;

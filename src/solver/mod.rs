@@ -145,6 +145,7 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
             tier_name: name.clone(),
             positions,
             stats: stats.clone(),
+            variant: g.variant_spec(),
         };
         tablebase::write_tier(&path, &meta, &values)?;
         if tiers[pos + 1..]

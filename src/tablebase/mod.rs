@@ -62,11 +62,19 @@ pub struct TierMeta {
     pub tier_name: String,
     pub positions: u64,
     pub stats: TierStats,
+    /// The canonical variant string of the rules (`Game::variant_spec`, a
+    /// preset's id). Not serialised in format 2 (existing tables must keep
+    /// opening); format 3 records it.
+    #[serde(skip)]
+    pub variant: String,
 }
 
-/// `<dir>/<game>/<tier>.qtb`
+/// `<dir>/<game>/<tier>.qtb`; a variant's `:` is written `@` in the
+/// directory name (`three-cannons@immobility=static`), which every common
+/// file system accepts. Preset ids are unchanged.
 pub fn tier_path(dir: &Path, game_id: &str, tier_name: &str) -> PathBuf {
-    dir.join(game_id).join(format!("{tier_name}.qtb"))
+    dir.join(game_id.replace(':', "@"))
+        .join(format!("{tier_name}.qtb"))
 }
 
 /// Write a tier file atomically (temp file, fsync, rename) in the default
@@ -213,6 +221,7 @@ mod tests {
             tier_name: "t7".into(),
             positions: n,
             stats: TierStats::default(),
+            variant: String::new(),
         }
     }
 
