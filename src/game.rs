@@ -205,4 +205,25 @@ pub trait Game: Send + Sync {
     /// Predecessors inside the same tier (see the trait contract), appended
     /// to `out`. Duplicates are allowed; the solver removes them.
     fn unmoves(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>);
+
+    // ----- symmetry -------------------------------------------------------
+
+    /// Appends `p` and its images under every symmetry of the rules that the
+    /// numbering identifies (board maps, the colour exchange): positions
+    /// with the value and the rank of `p`. Duplicates are allowed. Default:
+    /// no symmetry, `p` alone.
+    fn symmetry_images(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>) {
+        out.push(*p);
+    }
+
+    /// How many positions share the slot of `p`: its distinct
+    /// [`symmetry_images`](Self::symmetry_images). Summed over the used slots
+    /// of a tier this is `tier_positions`.
+    fn orbit_size(&self, p: &Self::Pos) -> u64 {
+        let mut images = Vec::new();
+        self.symmetry_images(p, &mut images);
+        (0..images.len())
+            .filter(|&k| !images[..k].contains(&images[k]))
+            .count() as u64
+    }
 }

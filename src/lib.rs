@@ -1,7 +1,9 @@
 //! qibase: exact solutions of small traditional Chinese board games.
 //!
 //! * [`game`] — the game API the solver works through;
+//! * [`contract`] — a checker of the game API contract for any game;
 //! * [`games`] — the rules of each game (cannon chess, weiming, the cannon games);
+//! * [`numbering`] — dense numbering of point sets and grid symmetries;
 //! * [`solver`] — the generic parallel tier-by-tier retrograde solver;
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
@@ -12,9 +14,10 @@
 pub mod ai;
 pub mod analysis;
 pub mod cli;
+pub mod contract;
 pub mod game;
 pub mod games;
-pub mod index;
+pub mod numbering;
 pub mod report;
 pub mod solver;
 pub mod tablebase;

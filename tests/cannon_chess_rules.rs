@@ -3,14 +3,15 @@
 
 mod cannon_chess_support;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use cannon_chess_support::{
     colour_swapped, orbit_counts, random_pos, random_pos_counts, symmetric_strings, NPos, Naive,
     Rng,
 };
+use qibase::contract::{check_game, Scope};
 use qibase::games::cannon_chess::{CannonChess, CcPos};
-use qibase::index::binom;
+use qibase::numbering::binom;
 use qibase::{EndReason, Game, Value};
 
 fn std_game() -> CannonChess {
@@ -572,22 +573,10 @@ fn rules_are_invariant_under_the_symmetries() {
 
 #[test]
 fn tiers_are_ordered_after_their_deps() {
+    // The order itself is checked by the contract checker (below).
     for g in [std_game(), small_game()] {
         let ts = g.tiers(None);
         assert_eq!(ts.len(), 28);
-        let mut seen = HashSet::new();
-        for &t in &ts {
-            for d in g.tier_deps(t) {
-                assert!(
-                    seen.contains(&d),
-                    "{} before its dep {}",
-                    g.tier_name(t),
-                    g.tier_name(d)
-                );
-                assert_ne!(d, t);
-            }
-            assert!(seen.insert(t));
-        }
         assert_eq!(g.tiers(Some(2)).len(), 6);
         assert!(g.tiers(Some(2)).iter().all(|&t| g.tier_max_pieces(t) <= 2));
         assert_eq!(g.tiers(Some(9)), ts);
@@ -611,79 +600,25 @@ fn tiers_are_ordered_after_their_deps() {
     assert_eq!(deps, ["1v1", "3v0"]);
 }
 
+/// The game contract (tier order, moves and tiers, rank/unrank, symmetry
+/// images and orbit sizes, un-moves, solver limits, notation), checked by
+/// the library's checker: every slot of the tiers up to 300,000 slots, a
+/// sample of the others.
 #[test]
-fn moves_stay_in_tier_or_go_to_a_dep() {
+fn the_game_contract_holds() {
     for g in [std_game(), small_game()] {
-        let mut rng = Rng(99);
-        let mut ms = Vec::new();
-        let mut captures = 0;
-        for _ in 0..50_000 {
-            let s = random_pos(&mut rng, g.width() as usize, g.height() as usize, 6);
-            let p = g.parse_pos(&s).unwrap();
-            if g.rule_end(&p).is_some() {
-                continue;
-            }
-            let t = g.tier_of(&p);
-            let deps = g.tier_deps(t);
-            ms.clear();
-            g.moves(&p, &mut ms);
-            for m in &ms {
-                let c = g.apply(&p, m);
-                let ct = g.tier_of(&c);
-                if m.captured == 0 {
-                    assert_eq!(ct, t);
-                } else {
-                    captures += 1;
-                    assert!(
-                        deps.contains(&ct),
-                        "{s}: {} -> {}",
-                        g.tier_name(t),
-                        g.tier_name(ct)
-                    );
-                }
-            }
-        }
-        assert!(captures > 1000);
-    }
-}
-
-/// Check slot `i` of tier `t`; true if it is used.
-fn check_slot(g: &CannonChess, t: u32, i: u64) -> bool {
-    let p = g.unrank(t, i);
-    assert!(p.x_to_move);
-    assert_eq!(p.me & p.opp, 0);
-    assert_eq!((p.me | p.opp) >> (g.width() * g.height()), 0);
-    assert_eq!(g.tier_of(&p), t);
-    let r = g.rank(t, &p);
-    if r != i {
-        // An unused slot: its position is stored in an earlier slot, under
-        // a symmetric image.
-        assert!(r < i, "{}", g.format_pos(&p));
-        let q = g.unrank(t, r);
-        assert_eq!(g.rank(t, &q), r);
-        assert!(
-            (0..g.symmetry_count()).any(|k| g.symmetric(k, &p) == q),
-            "{} stored as {}",
-            g.format_pos(&p),
-            g.format_pos(&q)
-        );
-        return false;
-    }
-    // Every image, and its colour swap, has the same rank.
-    for k in 0..g.symmetry_count() {
-        let q = g.symmetric(k, &p);
-        assert_eq!(g.rank(t, &q), i, "{} image {k}", g.format_pos(&p));
-        let swapped = CcPos {
-            x_to_move: false,
-            ..q
+        let scope = Scope {
+            every_slot_up_to: 300_000,
+            samples: 3_000,
+            ..Scope::default()
         };
-        assert_eq!(g.rank(t, &swapped), i);
+        let s = check_game(&g, &scope).unwrap_or_else(|v| panic!("{}: {v}", g.id()));
+        assert!(s.moves > 100_000, "{s:?}");
     }
-    true
 }
 
 #[test]
-fn rank_unrank_exhaustive_on_small_tiers() {
+fn used_slots_match_burnside_on_small_tiers() {
     for g in [std_game(), small_game()] {
         let want = expected_sizes(&g);
         for t in g.tiers(None) {
@@ -691,7 +626,9 @@ fn rank_unrank_exhaustive_on_small_tiers() {
             if size > 3_000_000 {
                 continue;
             }
-            let used = (0..size).filter(|&i| check_slot(&g, t, i)).count() as u64;
+            let used = (0..size)
+                .filter(|&i| g.rank(t, &g.unrank(t, i)) == i)
+                .count() as u64;
             assert_eq!(used, want[&t].1, "{} {}", g.id(), g.tier_name(t));
         }
     }
@@ -704,9 +641,6 @@ fn rank_unrank_random_on_all_tiers() {
         let mut rng = Rng(5);
         for t in g.tiers(None) {
             let size = g.tier_size(t);
-            for _ in 0..2000 {
-                check_slot(&g, t, rng.below(size));
-            }
             let (a, b) = ((t / 16) as usize, (t % 16) as usize);
             for _ in 0..2000 {
                 let x_to_move = rng.below(2) == 0;
@@ -739,137 +673,6 @@ fn rank_unrank_random_on_all_tiers() {
                 }
             }
         }
-    }
-}
-
-// ----- un-moves ----------------------------------------------------------------
-
-fn key(p: &CcPos) -> (u32, u32, bool) {
-    (p.me, p.opp, p.x_to_move)
-}
-
-/// Exhaustive: over every stored position q of a tier (X to move), the
-/// in-tier children, by slot, with the slots of their parents must be
-/// exactly what `unmoves` of the stored positions give, by slot. Un-moves
-/// are real positions, not canonicalised: some are not stored as they are.
-fn unmoves_exact_on_tier(g: &CannonChess, t: u32) {
-    let size = g.tier_size(t) as usize;
-    let used = |i: u64| g.rank(t, &g.unrank(t, i)) == i;
-    let mut parents: Vec<HashSet<u64>> = vec![HashSet::new(); size];
-    let mut ms = Vec::new();
-    for i in (0..size as u64).filter(|&i| used(i)) {
-        let q = g.unrank(t, i);
-        if g.rule_end(&q).is_some() {
-            continue;
-        }
-        ms.clear();
-        g.moves(&q, &mut ms);
-        for m in &ms {
-            let c = g.apply(&q, m);
-            if g.tier_of(&c) == t {
-                assert_eq!(m.captured, 0);
-                parents[g.rank(t, &c) as usize].insert(i);
-            }
-        }
-    }
-    let mut um = Vec::new();
-    let mut not_stored = 0;
-    for i in 0..size as u64 {
-        if !used(i) {
-            assert!(parents[i as usize].is_empty());
-            continue;
-        }
-        let p = g.unrank(t, i);
-        um.clear();
-        g.unmoves(&p, &mut um);
-        let got: HashSet<u64> = um
-            .iter()
-            .map(|q| {
-                assert!(
-                    !q.x_to_move,
-                    "parent of an X-to-move position has O to move"
-                );
-                // A real parent: one of its moves leads to p exactly.
-                ms.clear();
-                g.moves(q, &mut ms);
-                assert!(ms.iter().any(|m| key(&g.apply(q, m)) == key(&p)));
-                let r = g.rank(t, q);
-                let stored = g.unrank(t, r);
-                if (stored.me, stored.opp) != (q.me, q.opp) {
-                    not_stored += 1;
-                }
-                r
-            })
-            .collect();
-        assert_eq!(
-            got,
-            parents[i as usize],
-            "{} in {}",
-            g.format_pos(&p),
-            g.tier_name(t)
-        );
-    }
-    let total: usize = parents.iter().map(|s| s.len()).sum();
-    assert!(total == 0 || not_stored > 0, "{}", g.tier_name(t));
-}
-
-#[test]
-fn unmoves_exact_on_small_tiers() {
-    for g in [std_game(), small_game()] {
-        for t in g.tiers(Some(3)) {
-            if g.tier_size(t) <= 200_000 {
-                unmoves_exact_on_tier(&g, t);
-            }
-        }
-    }
-    let s = small_game();
-    unmoves_exact_on_tier(&s, 4 * 16 + 2);
-}
-
-#[test]
-fn unmoves_random_both_directions() {
-    for g in [std_game(), small_game()] {
-        let (w, h) = (g.width() as usize, g.height() as usize);
-        let mut rng = Rng(2024);
-        let mut ms = Vec::new();
-        let mut um = Vec::new();
-        let mut checked = 0;
-        for _ in 0..30_000 {
-            let s = random_pos(&mut rng, w, h, 6);
-            let q = g.parse_pos(&s).unwrap();
-            // (1) Every non-capturing child of q lists q among its unmoves.
-            if g.rule_end(&q).is_none() {
-                ms.clear();
-                g.moves(&q, &mut ms);
-                for m in ms.iter().filter(|m| m.captured == 0) {
-                    let c = g.apply(&q, m);
-                    um.clear();
-                    g.unmoves(&c, &mut um);
-                    assert!(
-                        um.iter().any(|u| key(u) == key(&q)),
-                        "{s} via {}",
-                        g.format_move(m)
-                    );
-                    checked += 1;
-                }
-            }
-            // (2) Every unmove of p is in p's tier, not ended, and has p as a child.
-            let p = q;
-            um.clear();
-            g.unmoves(&p, &mut um);
-            for u in &um {
-                assert_eq!(g.tier_of(u), g.tier_of(&p));
-                assert!(g.rule_end(u).is_none());
-                ms.clear();
-                g.moves(u, &mut ms);
-                assert!(
-                    ms.iter().any(|m| key(&g.apply(u, m)) == key(&p)),
-                    "{} is not a parent of {s}",
-                    g.format_pos(u)
-                );
-            }
-        }
-        assert!(checked > 10_000);
     }
 }
 

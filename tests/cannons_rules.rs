@@ -1,9 +1,8 @@
 //! Rules, notation, numbering and un-moves of the cannon games
 //! (`two-cannons`, `three-cannons`).
 
-use std::collections::HashSet;
-
 use qibase::cli::rules::perft;
+use qibase::contract::{check_game, Scope};
 use qibase::games::cannons::{CannonsMove, CannonsPos};
 use qibase::games::Cannons;
 use qibase::{EndReason, Game, Side, Value};
@@ -423,130 +422,28 @@ fn rank_is_symmetry_invariant_and_unrank_gives_an_image() {
     }
 }
 
-/// All k-subsets of the points not in `taken`.
-fn subsets(n: u32, k: u32, taken: u32, from: u32, acc: u32, out: &mut Vec<u32>) {
-    if k == 0 {
-        out.push(acc);
-        return;
-    }
-    for p in from..n {
-        if taken >> p & 1 == 0 {
-            subsets(n, k - 1, taken, p + 1, acc | 1 << p, out);
-        }
-    }
-}
-
-fn check_all_slots(g: &Cannons, k: u32) {
-    let size = g.tier_size(k) as usize;
-    let mut canonical = vec![false; size];
-    for i in 0..size as u64 {
-        let p = g.unrank(k, i);
-        assert_eq!(g.tier_of(&p), k);
-        assert_eq!(p.cannons.count_ones(), g.cannon_count());
-        assert_eq!(p.cannons & p.soldiers, 0);
-        let r = g.rank(k, &p);
-        if r == i {
-            canonical[i as usize] = true;
-        } else {
-            // Unused slot: its position lives in a smaller canonical slot.
-            assert!(r < i);
-            assert_eq!(g.rank(k, &g.unrank(k, r)), r);
-        }
-    }
-    // Every position lands on a canonical slot, and every canonical slot is hit.
-    let mut cannon_sets = Vec::new();
-    subsets(25, g.cannon_count(), 0, 0, 0, &mut cannon_sets);
-    let mut hit = vec![false; size];
-    let mut total = 0u64;
-    let mut soldier_sets = Vec::new();
-    for &c in &cannon_sets {
-        soldier_sets.clear();
-        subsets(25, k, c, 0, 0, &mut soldier_sets);
-        for &s in &soldier_sets {
-            for side in [Side::First, Side::Second] {
-                let p = CannonsPos {
-                    cannons: c,
-                    soldiers: s,
-                    side,
-                };
-                let r = g.rank(k, &p) as usize;
-                assert!(canonical[r], "position ranked to an unused slot");
-                hit[r] = true;
-                total += 1;
-            }
-        }
-    }
-    assert_eq!(hit, canonical);
-    // Orbit sizes of the canonical slots add up to every position.
-    let mut orbit_sum = 0u64;
-    for (i, _) in canonical.iter().enumerate().filter(|(_, &c)| c) {
-        let p = g.unrank(k, i as u64);
-        let imgs: HashSet<CannonsPos> = (0..8).map(|s| sym_pos(s, &p)).collect();
-        orbit_sum += imgs.len() as u64;
-    }
-    assert_eq!(orbit_sum, total);
-}
-
+/// The game contract (tier order, moves and tiers, rank/unrank as a
+/// bijection on used slots, symmetry images and orbit sizes adding up to
+/// every position, un-moves inverting moves, solver limits, notation),
+/// checked by the library's checker: every slot of the small tiers, then a
+/// sample of every tier.
 #[test]
-fn every_slot_small_tiers_two_cannons() {
-    let g = Cannons::two_cannons();
-    for k in 0..=3 {
-        check_all_slots(&g, k);
-    }
-}
-
-#[test]
-fn every_slot_small_tiers_three_cannons() {
-    let g = Cannons::three_cannons();
-    for k in 0..=2 {
-        check_all_slots(&g, k);
-    }
-}
-
-// ----- un-moves ---------------------------------------------------------------------
-
-#[test]
-fn unmoves_are_exact() {
-    for g in [Cannons::two_cannons(), Cannons::three_cannons()] {
-        let mut rng = Rng(0x0123_4567 + g.cannon_count() as u64);
-        let mut buf = Vec::new();
-        for _ in 0..5_000 {
-            let k = rng.below(g.max_soldiers() as u64 + 1) as u32;
-            let q = random_pos_k(&g, &mut rng, k);
-            // Parents of p: same tier, no rule end, p a non-capturing child.
-            buf.clear();
-            g.unmoves(&q, &mut buf);
-            if k < 4 {
-                assert!(buf.is_empty());
-            }
-            for par in &buf {
-                assert_eq!(g.tier_of(par), k);
-                assert!(g.rule_end(par).is_none());
-                assert_eq!(par.side, q.side.other());
-                assert!(children(&g, par)
-                    .iter()
-                    .any(|(m, c)| *c == q && !m.is_capture(5)));
-            }
-            // Every non-capturing child of a non-terminal q lists q.
-            if g.rule_end(&q).is_some() {
-                continue;
-            }
-            for (m, c) in children(&g, &q) {
-                if m.is_capture(5) {
-                    assert_eq!(g.tier_of(&c), k - 1);
-                    continue;
-                }
-                assert_eq!(g.tier_of(&c), k);
-                buf.clear();
-                g.unmoves(&c, &mut buf);
-                assert!(
-                    buf.contains(&q),
-                    "{} -> {}",
-                    g.format_pos(&q),
-                    g.format_pos(&c)
-                );
-            }
-        }
+fn the_game_contract_holds() {
+    for (g, small) in [(Cannons::two_cannons(), 3), (Cannons::three_cannons(), 2)] {
+        let every = Scope {
+            max_pieces: Some(small),
+            every_slot_up_to: u64::MAX,
+            ..Scope::default()
+        };
+        let s = check_game(&g, &every).unwrap_or_else(|v| panic!("{}: {v}", g.id()));
+        assert!(s.used > 10_000, "{s:?}");
+        let sampled = Scope {
+            every_slot_up_to: 0,
+            samples: 5_000,
+            ..Scope::default()
+        };
+        let s = check_game(&g, &sampled).unwrap_or_else(|v| panic!("{}: {v}", g.id()));
+        assert!(s.moves > 50_000, "{s:?}");
     }
 }
 

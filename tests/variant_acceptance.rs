@@ -11,7 +11,7 @@
 
 use qibase::game::{Game, Side};
 use qibase::games::{AnyGame, Cannons};
-use qibase::index::binom;
+use qibase::numbering::binom;
 use qibase::solver::solve_in_memory;
 use qibase::value::Value;
 use rayon::prelude::*;
@@ -64,24 +64,50 @@ fn three_cannons(spec: &str) -> Cannons {
     }
 }
 
+/// Both readings against their peers' figures, and against each other: the
+/// tables differ exactly in the positions with the soldiers to move and no
+/// cannon able to move, which no move leads to (a cannon that has just moved
+/// can step back; after a jump, onto the point it jumped over) — so the
+/// reading never changes the value of a position reached in play.
 #[test]
-fn static_immobility_reproduces_sanpao15() {
-    let g = three_cannons("three-cannons:immobility=static");
-    let solved = solve_in_memory(&g, Some(5));
-    assert_eq!(layer_counts(&g, &solved, 4), [33_398_108, 736, 250_156]);
+fn immobility_readings_reproduce_sanpao15_and_gamesmanone() {
+    let on_turn = three_cannons("three-cannons");
+    let stat = three_cannons("three-cannons:immobility=static");
+    let a = solve_in_memory(&on_turn, Some(5));
+    let b = solve_in_memory(&stat, Some(5));
+    // GamesmanOne (on-turn, qibase's default).
+    assert_eq!(layer_counts(&on_turn, &a, 4), [33_398_108, 720, 250_172]);
     assert_eq!(
-        layer_counts(&g, &solved, 5),
-        [116_772_116, 17_068, 4_347_216]
-    );
-}
-
-#[test]
-fn on_turn_immobility_reproduces_gamesmanone() {
-    let g = three_cannons("three-cannons");
-    let solved = solve_in_memory(&g, Some(5));
-    assert_eq!(layer_counts(&g, &solved, 4), [33_398_108, 720, 250_172]);
-    assert_eq!(
-        layer_counts(&g, &solved, 5),
+        layer_counts(&on_turn, &a, 5),
         [116_772_116, 17_000, 4_347_284]
     );
+    // sanpao15 (static).
+    assert_eq!(layer_counts(&stat, &b, 4), [33_398_108, 736, 250_156]);
+    assert_eq!(layer_counts(&stat, &b, 5), [116_772_116, 17_068, 4_347_216]);
+    for k in on_turn.tiers(Some(5)) {
+        let differing: Vec<u64> = (0..on_turn.tier_size(k))
+            .filter(|&i| {
+                let p = on_turn.unrank(k, i);
+                on_turn.rank(k, &p) == i && a[&k][i as usize] != b[&k][i as usize]
+            })
+            .collect();
+        for &i in &differing {
+            let p = on_turn.unrank(k, i);
+            assert!(p.side == Side::Second && on_turn.cannons_immobile(&p));
+            let mut preds = Vec::new();
+            on_turn.unmoves(&p, &mut preds);
+            assert!(
+                preds.is_empty(),
+                "a move leads to {}",
+                on_turn.format_pos(&p)
+            );
+            assert_eq!(Value::unpack(b[&k][i as usize]), Some(Value::Win(0)));
+        }
+        if k >= 4 {
+            assert!(
+                !differing.is_empty(),
+                "layer {k}: the readings should differ somewhere"
+            );
+        }
+    }
 }

@@ -32,7 +32,7 @@
 //! ```
 //!
 //! where n = W·H and `rank` is the colex rank of a subset
-//! ([`rank_subset`](crate::index::rank_subset)). `class(M)` numbers the
+//! ([`crate::numbering::colex`]). `class(M)` numbers the
 //! orbits of m-point sets under the symmetries, in colex order of each
 //! orbit's smallest member, its representative. σ ranges over the
 //! symmetries mapping M onto the representative (usually just one; more
@@ -45,12 +45,16 @@
 //! rank. A slot whose other set is not the smallest under the
 //! representative's stabiliser is unused (`rank(unrank(i)) < i` there).
 //! Un-moves are not canonicalised: they are real positions.
+//!
+//! The numbering itself is the shared layer
+//! [`PairNumbering`](crate::numbering::PairNumbering) with A = mover set,
+//! B = other set.
 
 use super::grid;
 use super::rules_hash::RulesHasher;
 use super::variant::{self, ParamDoc};
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
-use crate::index::{binom, rank_subset, unrank_subset};
+use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
 
 /// Most pieces one side may have in the presets (the material of the real game).
@@ -95,10 +99,6 @@ impl CcRules {
 /// 2: symmetry-reduced numbering.
 const RULES_VERSION: u64 = 2;
 
-/// Bits per chunk of the symmetry lookup tables, and chunks per bitboard.
-const CHUNK: u32 = 8;
-const N_CHUNKS: usize = 4;
-
 /// "No neighbour" in the direction tables.
 const NONE: u8 = u8::MAX;
 
@@ -137,21 +137,6 @@ struct Tables {
     /// neighbours along its rank and file (0 when one of them is off the
     /// board): a lone piece arriving there captures a pair that is all enemy.
     pairs: [[u32; 2]; 32],
-    /// Point maps of the symmetries: `sym_point[s][p]`.
-    sym_point: [[u8; 32]; 8],
-    /// Bitboard maps by 8-bit chunks: `sym_chunk[s][c][bits]` is the image
-    /// under symmetry s of `bits << 8c`.
-    sym_chunk: [[[u32; 256]; N_CHUNKS]; 8],
-    /// Per point set of m ≤ max_side points, at `set_base[m] + colex rank`:
-    /// its class id << 8 | the mask of the symmetries mapping it onto the
-    /// class representative.
-    set_info: Vec<u32>,
-    set_base: [usize; MAX_PIECES as usize + 1],
-    /// Representative of class `c` of m-point sets at `class_base[m] + c`.
-    class_rep: Vec<u32>,
-    class_base: [usize; MAX_PIECES as usize + 1],
-    /// Number of classes of m-point sets.
-    n_classes: [u64; MAX_PIECES as usize + 1],
 }
 
 /// The game on one board with one setup; build with [`CannonChess::standard`],
@@ -174,8 +159,8 @@ pub struct CannonChess {
     tab: Box<Tables>,
     /// Three contiguous points of a file, lowest at bit 0 (1 | 1<<W | 1<<2W).
     file3: u32,
-    /// Number of board symmetries used (8 on a square board, else 4).
-    n_syms: usize,
+    /// Slot numbering of (mover set, other set) under the board symmetries.
+    num: PairNumbering,
 }
 
 impl CannonChess {
@@ -250,17 +235,10 @@ impl CannonChess {
                 rank_line: [0; 32],
                 file_line: [0; 32],
                 pairs: [[0; 2]; 32],
-                sym_point: [[0; 32]; 8],
-                sym_chunk: [[[0; 256]; N_CHUNKS]; 8],
-                set_info: Vec::new(),
-                set_base: [0; MAX_PIECES as usize + 1],
-                class_rep: Vec::new(),
-                class_base: [0; MAX_PIECES as usize + 1],
-                n_classes: [0; MAX_PIECES as usize + 1],
             }),
             // Files shorter than three points never hold a shot.
             file3: if h >= 3 { 1 | 1 << w | 1 << (2 * w) } else { 0 },
-            n_syms: if w == h { 8 } else { 4 },
+            num: PairNumbering::new(w, h, max_side, max_side),
         };
         for p in 0..n {
             let (f, r) = (p % w, p / w);
@@ -297,7 +275,6 @@ impl CannonChess {
                 }
             }
         }
-        g.init_symmetries();
         let sp = g.parse_pos(start)?;
         g.start = sp;
         g.start_str = g.format_pos(&sp);
@@ -354,117 +331,33 @@ impl CannonChess {
         (4 * self.max_side).max(self.w + self.h - 2)
     }
 
-    /// Fill the symmetry maps and the class tables of point sets.
-    fn init_symmetries(&mut self) {
-        let (w, h, n) = (self.w, self.h, self.n);
-        // s & 4 transposes first (square boards only), then s & 1 mirrors
-        // the files and s & 2 the ranks.
-        for s in 0..self.n_syms {
-            for p in 0..n {
-                let (mut x, mut y) = (p % w, p / w);
-                if s & 4 != 0 {
-                    std::mem::swap(&mut x, &mut y);
-                }
-                if s & 1 != 0 {
-                    x = w - 1 - x;
-                }
-                if s & 2 != 0 {
-                    y = h - 1 - y;
-                }
-                self.tab.sym_point[s][p as usize] = (y * w + x) as u8;
-            }
-            for c in 0..N_CHUNKS {
-                for bits in 0..256u32 {
-                    let mut out = 0u32;
-                    for j in 0..CHUNK {
-                        let p = c as u32 * CHUNK + j;
-                        if bits >> j & 1 != 0 && p < n {
-                            out |= 1 << self.tab.sym_point[s][p as usize];
-                        }
-                    }
-                    self.tab.sym_chunk[s][c][bits as usize] = out;
-                }
-            }
-        }
-        // Sets of each size in colex order (= increasing as integers): the
-        // smallest member of an orbit comes first and becomes its
-        // representative, so the representative's class is known before
-        // any other member is met.
-        let mut set_info = Vec::new();
-        let mut class_rep = Vec::new();
-        for m in 0..=self.max_side {
-            self.tab.set_base[m as usize] = set_info.len();
-            self.tab.class_base[m as usize] = class_rep.len();
-            let count = binom(n, m);
-            let mut set: u32 = if m == 0 { 0 } else { u32::MAX >> (32 - m) };
-            for r in 0..count {
-                let imgs: [u32; 8] = std::array::from_fn(|s| {
-                    if s < self.n_syms {
-                        self.map_bb(s, set)
-                    } else {
-                        u32::MAX
-                    }
-                });
-                let rep = *imgs.iter().min().expect("eight images");
-                let mut mask = 0u32;
-                for (s, &img) in imgs.iter().enumerate() {
-                    if img == rep {
-                        mask |= 1 << s;
-                    }
-                }
-                let cls = if rep == set {
-                    class_rep.push(set);
-                    class_rep.len() - 1 - self.tab.class_base[m as usize]
-                } else {
-                    let ri = self.tab.set_base[m as usize] + rank_subset(rep) as usize;
-                    (set_info[ri] >> 8) as usize
-                };
-                set_info.push((cls as u32) << 8 | mask);
-                if r + 1 < count {
-                    // Gosper's hack: the next larger set of m points.
-                    let low = set & set.wrapping_neg();
-                    let ripple = set.wrapping_add(low);
-                    set = (((ripple ^ set) >> 2) / low) | ripple;
-                }
-            }
-            self.tab.n_classes[m as usize] =
-                (class_rep.len() - self.tab.class_base[m as usize]) as u64;
-        }
-        self.tab.set_info = set_info;
-        self.tab.class_rep = class_rep;
-    }
-
-    /// Map a bitboard through symmetry `s`.
-    #[inline(always)]
-    fn map_bb(&self, s: usize, bb: u32) -> u32 {
-        let t = &self.tab.sym_chunk[s & 7];
-        t[0][(bb & 255) as usize]
-            | t[1][(bb >> 8 & 255) as usize]
-            | t[2][(bb >> 16 & 255) as usize]
-            | t[3][(bb >> 24) as usize]
-    }
-
     /// Number of board symmetries used by the numbering (8 on a square
     /// board, 4 otherwise).
     pub fn symmetry_count(&self) -> usize {
-        self.n_syms
+        self.num.symmetry().len()
     }
 
     /// The image of `p` under symmetry `s` (`s < symmetry_count()`; 0 is
     /// the identity), same side to move.
     pub fn symmetric(&self, s: usize, p: &CcPos) -> CcPos {
-        assert!(s < self.n_syms, "symmetry {s} out of range");
+        let sym = self.num.symmetry();
+        assert!(s < sym.len(), "symmetry {s} out of range");
         CcPos {
-            me: self.map_bb(s, p.me),
-            opp: self.map_bb(s, p.opp),
+            me: sym.map(s, p.me),
+            opp: sym.map(s, p.opp),
             x_to_move: p.x_to_move,
         }
+    }
+
+    /// The board's symmetry group (the point maps of `symmetric`).
+    pub fn board_symmetry(&self) -> &GridSymmetry {
+        self.num.symmetry()
     }
 
     /// Number of classes (orbits under the board symmetries) of point sets
     /// of `m` points, `m ≤ max_side()`.
     pub fn set_classes(&self, m: u32) -> u64 {
-        self.tab.n_classes[m as usize]
+        self.num.classes(m)
     }
 
     /// Number of files.
@@ -569,7 +462,7 @@ impl CannonChess {
     /// Size of one half (mover a, other b) of a tier.
     #[inline]
     fn half_size(&self, a: u32, b: u32) -> u64 {
-        self.tab.n_classes[a as usize] * binom(self.n - a, b)
+        self.num.size(a, b)
     }
 
     /// Piece counts (mover, other) at which the game has ended by rule.
@@ -587,45 +480,6 @@ impl CannonChess {
             0
         }
     }
-}
-
-/// Delete the points of `holes` from `x` (disjoint from it) and close the gaps:
-/// pext of `x` over the complement of `holes`.
-#[inline(always)]
-fn compress(mut x: u32, mut holes: u32) -> u32 {
-    while holes != 0 {
-        let b = 31 - holes.leading_zeros();
-        let low = (1u32 << b) - 1;
-        x = (x & low) | ((x >> 1) & !low);
-        holes &= low;
-    }
-    x
-}
-
-/// Inverse of [`compress`]: spread `x` out so that it skips the points of `holes`.
-#[inline(always)]
-fn expand(mut x: u32, mut holes: u32) -> u32 {
-    while holes != 0 {
-        let b = holes.trailing_zeros();
-        let low = (1u32 << b) - 1;
-        x = (x & low) | ((x & !low) << 1);
-        holes &= holes - 1;
-    }
-    x
-}
-
-/// Colex rank of a point set (as [`rank_subset`](crate::index::rank_subset))
-/// and its size.
-#[inline(always)]
-fn colex(mut set: u32) -> (u64, u32) {
-    let mut r = 0;
-    let mut i = 0;
-    while set != 0 {
-        i += 1;
-        r += binom(set.trailing_zeros(), i);
-        set &= set - 1;
-    }
-    (r, i)
 }
 
 impl Game for CannonChess {
@@ -1011,42 +865,38 @@ impl Game for CannonChess {
     #[inline]
     fn rank(&self, t: TierKey, p: &CcPos) -> u64 {
         debug_assert_eq!(t, self.tier_of(p));
-        let (me, opp) = (p.me, p.opp);
-        let (hi, m) = colex(me);
-        let info = self.tab.set_info[self.tab.set_base[m as usize] + hi as usize];
-        let mut syms = info & 0xff;
-        let (lo, o) = if syms == 1 {
-            // The mover set is its own representative with a trivial
-            // stabiliser: nothing to transform.
-            colex(compress(opp, me))
-        } else {
-            let s = syms.trailing_zeros() as usize;
-            syms &= syms - 1;
-            let rep = self.map_bb(s, me);
-            let (mut best, o) = colex(compress(self.map_bb(s, opp), rep));
-            while syms != 0 {
-                let s = syms.trailing_zeros() as usize;
-                syms &= syms - 1;
-                best = best.min(colex(compress(self.map_bb(s, opp), rep)).0);
-            }
-            (best, o)
-        };
+        let (m, o) = (p.me.count_ones(), p.opp.count_ones());
         let offset = if m >= o { 0 } else { self.half_size(o, m) };
-        offset + (info >> 8) as u64 * binom(self.n - m, o) + lo
+        offset + self.num.rank(p.me, p.opp)
     }
 
     fn unrank(&self, t: TierKey, i: u64) -> CcPos {
         let (a, b) = (t / 16, t % 16);
         let hs = self.half_size(a, b);
         let (m, o, i) = if i >= hs { (b, a, i - hs) } else { (a, b, i) };
-        let base = binom(self.n - m, o);
-        let me = self.tab.class_rep[self.tab.class_base[m as usize] + (i / base) as usize];
-        let opp = expand(unrank_subset(self.n - m, o, i % base), me);
+        let (me, opp) = self.num.unrank(m, o, i);
         CcPos {
             me,
             opp,
             x_to_move: true,
         }
+    }
+
+    fn symmetry_images(&self, p: &CcPos, out: &mut Vec<CcPos>) {
+        // Each board image, and its colour exchange: the same mover and
+        // other sets with the other colour to move.
+        for s in 0..self.symmetry_count() {
+            let q = self.symmetric(s, p);
+            out.push(q);
+            out.push(CcPos {
+                x_to_move: !q.x_to_move,
+                ..q
+            });
+        }
+    }
+
+    fn orbit_size(&self, p: &CcPos) -> u64 {
+        2 * self.num.orbit_size(p.me, p.opp)
     }
 
     fn unmoves(&self, p: &CcPos, out: &mut Vec<CcPos>) {
@@ -1301,7 +1151,6 @@ impl CannonChessParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{pdep, pext};
 
     #[test]
     fn presets_keep_their_setup_and_hash() {
@@ -1381,25 +1230,5 @@ mod tests {
         let m = g.parse_move(&g.start(), "a1-a2").unwrap();
         assert_eq!(g.format_pos(&g.apply(&g.start(), &m)), "././X/X/. O");
         assert!(CannonChess::new("t", "t", 5, 7, "").is_err());
-    }
-
-    #[test]
-    fn compress_expand_match_pext_pdep() {
-        let mut s = 0x1234_5678_9abc_def0u64;
-        for _ in 0..20000 {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            let board = 0xfffffu32;
-            let holes = (z as u32) & board & (z >> 32) as u32;
-            let x = ((z >> 20) as u32) & board & !holes;
-            let free = board & !holes;
-            assert_eq!(compress(x, holes), pext(x, free));
-            let y = compress(x, holes);
-            assert_eq!(expand(y, holes), pdep(y, free));
-            assert_eq!(expand(y, holes), x);
-        }
     }
 }

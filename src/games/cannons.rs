@@ -23,7 +23,9 @@
 //! the symmetry that maps its cannons onto the representative and, among
 //! those (the representative's stabiliser), gives the smallest soldier rank.
 //! Slots whose soldier set is not minimal under the stabiliser are unused:
-//! `rank(unrank(i)) != i` for them.
+//! `rank(unrank(i)) != i` for them. This is the shared layer
+//! [`PairNumbering`](crate::numbering::PairNumbering) with A = cannons,
+//! B = soldiers.
 
 use std::fmt::Write as _;
 
@@ -31,7 +33,7 @@ use super::grid;
 use super::rules_hash::RulesHasher;
 use super::variant::{self, ParamDoc};
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
-use crate::index::{binom, rank_subset, unrank_subset};
+use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
 
 /// Bump when the rules or the numbering change: tablebases record it.
@@ -66,11 +68,6 @@ impl CannonsRules {
         immobility: Immobility::OnTurn,
     };
 }
-
-/// Bits per chunk in the symmetry lookup tables, and the chunk count for up
-/// to 32 points.
-const CHUNK: u32 = 5;
-const MAX_CHUNKS: usize = 7;
 
 /// A position: cannon and soldier bitboards and the side to move
 /// (`Side::First` = cannons).
@@ -112,10 +109,10 @@ pub struct Cannons {
     rules: CannonsRules,
     /// `rules_hash`, fixed when the game is built (presets: today's hash).
     hash: u64,
-    /// Number of board symmetries used (8 square, 4 otherwise).
-    n_syms: usize,
-    /// Lookup tables, boxed so the game value itself stays small.
+    /// Move tables, boxed so the game value itself stays small.
     t: Box<Tables>,
+    /// Slot numbering of (cannons, soldiers) under the board symmetries.
+    num: PairNumbering,
 }
 
 /// Precomputed move, symmetry and numbering tables.
@@ -124,23 +121,6 @@ struct Tables {
     adj: [u32; 32],
     /// Points two steps away in a straight line (jump landings).
     jump: [u32; 32],
-    /// Point maps of the symmetries: `sym_point[s * 32 + p]`.
-    sym_point: [u8; 8 * 32],
-    /// Bitboard maps by 5-bit chunks: `sym_chunk[(s * MAX_CHUNKS + c) * 32 + bits]`.
-    sym_chunk: [u32; 8 * MAX_CHUNKS * 32],
-    /// Per cannon set (indexed by its colex rank): its orbit class.
-    cset_class: Vec<u16>,
-    /// Per cannon set: bit mask of the symmetries that map it onto its
-    /// class representative.
-    cset_syms: Vec<u8>,
-    /// Per class: the representative cannon set.
-    class_rep: Vec<u32>,
-    /// Per class: `free_pos[cls][p]` = number of free points below p.
-    free_pos: Vec<[u8; 32]>,
-    /// Per class: `free_pt[cls][j]` = the j-th free point.
-    free_pt: Vec<[u8; 32]>,
-    /// `binom[n][k]` = C(n, k) for n, k < 32 (0 when k > n).
-    binom: [[u64; 32]; 32],
 }
 
 impl Cannons {
@@ -190,41 +170,6 @@ impl Cannons {
             }
         }
 
-        // Symmetries: s & 4 transposes first (square boards only), then
-        // s & 1 mirrors the files and s & 2 mirrors the ranks.
-        let n_syms = if w == h { 8 } else { 4 };
-        let mut sym_point = [0u8; 8 * 32];
-        for s in 0..n_syms {
-            for p in 0..n {
-                let (mut x, mut y) = (p % w, p / w);
-                if s & 4 != 0 {
-                    std::mem::swap(&mut x, &mut y);
-                }
-                if s & 1 != 0 {
-                    x = w - 1 - x;
-                }
-                if s & 2 != 0 {
-                    y = h - 1 - y;
-                }
-                sym_point[s * 32 + p as usize] = (y * w + x) as u8;
-            }
-        }
-        let mut sym_chunk = [0u32; 8 * MAX_CHUNKS * 32];
-        for s in 0..n_syms {
-            for c in 0..MAX_CHUNKS {
-                for bits in 0..32u32 {
-                    let mut out = 0u32;
-                    for j in 0..CHUNK {
-                        let p = c as u32 * CHUNK + j;
-                        if bits >> j & 1 != 0 && p < n {
-                            out |= 1 << sym_point[s * 32 + p as usize];
-                        }
-                    }
-                    sym_chunk[(s * MAX_CHUNKS + c) * 32 + bits as usize] = out;
-                }
-            }
-        }
-
         let mut g = Cannons {
             id: id.to_string(),
             title: title.to_string(),
@@ -241,67 +186,17 @@ impl Cannons {
             },
             rules: CannonsRules::PRESET,
             hash: 0,
-            n_syms,
-            t: Box::new(Tables {
-                adj,
-                jump,
-                sym_point,
-                sym_chunk,
-                cset_class: Vec::new(),
-                cset_syms: Vec::new(),
-                class_rep: Vec::new(),
-                free_pos: Vec::new(),
-                free_pt: Vec::new(),
-                binom: std::array::from_fn(|n| std::array::from_fn(|k| binom(n as u32, k as u32))),
-            }),
+            t: Box::new(Tables { adj, jump }),
+            num: PairNumbering::new(w, h, n_cannons, max_soldiers),
         };
 
-        // Orbits of cannon sets, in colex order: the first member met is the
-        // smallest and becomes the representative.
-        let n_sets = binom(n, n_cannons) as usize;
-        const NONE: u16 = u16::MAX;
-        let mut cset_class = vec![NONE; n_sets];
-        let mut cset_syms = vec![0u8; n_sets];
-        let mut class_rep = Vec::new();
-        for r in 0..n_sets {
-            if cset_class[r] != NONE {
-                continue;
-            }
-            let rep = unrank_subset(n, n_cannons, r as u64);
-            let cls = class_rep.len() as u16;
-            class_rep.push(rep);
-            for s in 0..n_syms {
-                // Symmetry s maps rep to img; its inverse maps img to rep.
-                let img = g.map_bb(s, rep);
-                let ri = rank_subset(img) as usize;
-                cset_class[ri] = cls;
-                cset_syms[ri] |= 1 << g.inverse(s);
-            }
-        }
-        let mut free_pos = vec![[0u8; 32]; class_rep.len()];
-        let mut free_pt = vec![[0u8; 32]; class_rep.len()];
-        for (cls, &rep) in class_rep.iter().enumerate() {
-            let mut j = 0u8;
-            for p in 0..n {
-                free_pos[cls][p as usize] = j;
-                if rep >> p & 1 == 0 {
-                    free_pt[cls][j as usize] = p as u8;
-                    j += 1;
-                }
-            }
-        }
-        g.t.cset_class = cset_class;
-        g.t.cset_syms = cset_syms;
-        g.t.class_rep = class_rep;
-        g.t.free_pos = free_pos;
-        g.t.free_pt = free_pt;
         g.start = g.parse_pos(start).expect("valid start position");
         g.hash = g.preset_rules_hash();
         g
     }
 
     /// The same board and material under other rule switches, with its own
-    /// name and title; `hash_name` (the canonical variant name) enters the
+    /// name and title; the name (the canonical variant name) enters the
     /// rules hash unless the switches are the presets'.
     pub fn with_rules(mut self, rules: CannonsRules, id: &str, title: &str) -> Self {
         self.rules = rules;
@@ -395,64 +290,28 @@ impl Cannons {
 
     /// Number of orbits of cannon placements under the board symmetries.
     pub fn cannon_classes(&self) -> usize {
-        self.t.class_rep.len()
+        self.num.classes(self.n_cannons) as usize
     }
 
     /// Number of board symmetries used for the numbering.
     pub fn symmetry_count(&self) -> usize {
-        self.n_syms
+        self.num.symmetry().len()
+    }
+
+    /// The board's symmetry group (the point maps of `symmetric`).
+    pub fn board_symmetry(&self) -> &GridSymmetry {
+        self.num.symmetry()
     }
 
     /// The image of `p` under symmetry `s` (`s < symmetry_count()`).
     pub fn symmetric(&self, s: usize, p: &CannonsPos) -> CannonsPos {
+        let sym = self.num.symmetry();
+        assert!(s < sym.len(), "symmetry {s} out of range");
         CannonsPos {
-            cannons: self.map_bb(s, p.cannons),
-            soldiers: self.map_bb(s, p.soldiers),
+            cannons: sym.map(s, p.cannons),
+            soldiers: sym.map(s, p.soldiers),
             side: p.side,
         }
-    }
-
-    /// Map a bitboard through symmetry `s`.
-    #[inline]
-    fn map_bb(&self, s: usize, bb: u32) -> u32 {
-        let base = s * MAX_CHUNKS * 32;
-        let mut out = 0u32;
-        let mut c = 0;
-        let mut rest = bb;
-        while rest != 0 {
-            out |= self.t.sym_chunk[base + c * 32 + (rest & 31) as usize];
-            rest >>= CHUNK;
-            c += 1;
-        }
-        out
-    }
-
-    /// The symmetry undoing `s`.
-    fn inverse(&self, s: usize) -> usize {
-        (0..self.n_syms)
-            .find(|&t| {
-                (0..self.n).all(|p| {
-                    self.t.sym_point[t * 32 + self.t.sym_point[s * 32 + p as usize] as usize] as u32
-                        == p
-                })
-            })
-            .expect("symmetries form a group")
-    }
-
-    /// Colex rank of `soldiers` compressed to the points class `cls` leaves free.
-    #[inline]
-    fn soldier_rank(&self, cls: usize, mut soldiers: u32) -> u64 {
-        let fp = &self.t.free_pos[cls];
-        let bt = &self.t.binom;
-        let mut r = 0;
-        let mut i = 1;
-        while soldiers != 0 {
-            let b = soldiers.trailing_zeros() as usize;
-            r += bt[fp[b & 31] as usize & 31][i & 31];
-            i += 1;
-            soldiers &= soldiers - 1;
-        }
-        r
     }
 
     fn point_name(&self, p: u32) -> String {
@@ -814,7 +673,7 @@ impl Game for Cannons {
     }
 
     fn tier_size(&self, t: TierKey) -> u64 {
-        self.t.class_rep.len() as u64 * binom(self.n - self.n_cannons, t) * 2
+        self.num.size(self.n_cannons, t) * 2
     }
 
     fn tier_positions(&self, t: TierKey) -> u64 {
@@ -832,18 +691,7 @@ impl Game for Cannons {
     #[inline]
     fn rank(&self, t: TierKey, p: &CannonsPos) -> u64 {
         debug_assert_eq!(t, p.soldiers.count_ones());
-        let cr = rank_subset(p.cannons) as usize;
-        let cls = self.t.cset_class[cr] as usize;
-        let mut syms = self.t.cset_syms[cr];
-        let mut best = u64::MAX;
-        while syms != 0 {
-            let s = syms.trailing_zeros() as usize;
-            syms &= syms - 1;
-            let r = self.soldier_rank(cls, self.map_bb(s, p.soldiers));
-            best = best.min(r);
-        }
-        let per = binom(self.n - self.n_cannons, t);
-        ((cls as u64 * per + best) << 1) | (p.side == Side::Second) as u64
+        (self.num.rank(p.cannons, p.soldiers) << 1) | (p.side == Side::Second) as u64
     }
 
     #[inline]
@@ -853,32 +701,22 @@ impl Game for Cannons {
         } else {
             Side::Second
         };
-        let nf = self.n - self.n_cannons;
-        let per = binom(nf, t);
-        let j = i >> 1;
-        let cls = (j / per) as usize;
-        // Colex unranking of the soldier subset, depositing each element
-        // straight onto the free point it stands for.
-        let mut idx = j % per;
-        let fp = &self.t.free_pt[cls];
-        let bt = &self.t.binom;
-        let mut soldiers = 0u32;
-        let mut top = nf as usize;
-        for i in (1..=t as usize).rev() {
-            // Largest b < top with C(b, i) <= idx.
-            let mut b = top - 1;
-            while bt[b & 31][i & 31] > idx {
-                b -= 1;
-            }
-            idx -= bt[b & 31][i & 31];
-            soldiers |= 1 << fp[b & 31];
-            top = b;
-        }
+        let (cannons, soldiers) = self.num.unrank(self.n_cannons, t, i >> 1);
         CannonsPos {
-            cannons: self.t.class_rep[cls],
+            cannons,
             soldiers,
             side,
         }
+    }
+
+    fn symmetry_images(&self, p: &CannonsPos, out: &mut Vec<CannonsPos>) {
+        for s in 0..self.symmetry_count() {
+            out.push(self.symmetric(s, p));
+        }
+    }
+
+    fn orbit_size(&self, p: &CannonsPos) -> u64 {
+        self.num.orbit_size(p.cannons, p.soldiers)
     }
 
     fn unmoves(&self, p: &CannonsPos, out: &mut Vec<CannonsPos>) {
@@ -1088,12 +926,12 @@ impl CannonsParams {
                 self.cannons, self.soldiers
             ));
         }
-        if binom(n, self.cannons) >= u16::MAX as u64 {
+        // The numbering keeps a table entry per cannon set of up to c points.
+        let table: u64 = (0..=self.cannons).map(|m| binom(n, m)).sum();
+        if table > 40_000_000 {
             return Err(format!(
-                "{name}: {} cannons on {n} points make {} placements, more than the numbering's \
-                 16-bit cannon classes hold",
-                self.cannons,
-                binom(n, self.cannons)
+                "{name}: {} cannons on {n} points need {table} numbering-table entries (at most 40000000)",
+                self.cannons
             ));
         }
         if self.rules.threshold > self.soldiers {
@@ -1238,11 +1076,16 @@ mod tests {
     #[test]
     fn symmetries_are_distinct_and_map_the_board() {
         let g = Cannons::two_cannons();
+        let p = |c: u32| CannonsPos {
+            cannons: c,
+            soldiers: 0,
+            side: Side::First,
+        };
         for s in 0..8 {
-            assert_eq!(g.map_bb(s, g.full), g.full);
-            assert_eq!(g.map_bb(g.inverse(s), g.map_bb(s, 0b1011)), 0b1011);
+            assert_eq!(g.symmetric(s, &p(g.full)), p(g.full));
         }
-        let imgs: std::collections::HashSet<u32> = (0..8).map(|s| g.map_bb(s, 0b110)).collect();
+        let imgs: std::collections::HashSet<u32> =
+            (0..8).map(|s| g.symmetric(s, &p(0b110)).cannons).collect();
         assert_eq!(imgs.len(), 8);
     }
 }

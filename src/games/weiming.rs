@@ -24,7 +24,7 @@
 
 use super::rules_hash::RulesHasher;
 use crate::game::{Game, GameEnd, Side, TierKey};
-use crate::index::{pdep, pext, rank_subset, unrank_subset};
+use crate::numbering::{pdep, pext, rank_subset, unrank_subset};
 
 /// Point names in index order.
 pub const POINT_NAMES: [&str; 9] = ["tl", "tm", "tr", "s", "x", "m", "bl", "bm", "br"];

@@ -9,6 +9,9 @@
 //!   swap with O to move, of equal value. These are the slot's two *variants*;
 //! * the cannon games: a slot is an orbit of positions under the 8 symmetries
 //!   of the board and stands for as many positions as the orbit has members.
+//!
+//! How many positions a slot stands for is the game's own answer
+//! ([`Game::orbit_size`]); the report only splits it over the variants.
 
 use std::fmt::Write as _;
 
@@ -35,11 +38,6 @@ pub trait ReportGame: Game {
     /// The variant of any position.
     fn variant(&self, _p: &Self::Pos) -> u32 {
         0
-    }
-    /// Real positions one (slot, variant) stands for: the size of the
-    /// symmetry orbit, 1 without symmetry reduction.
-    fn orbit_size(&self, _p: &Self::Pos) -> u64 {
-        1
     }
     /// What is counted, for the report's notes.
     fn counting_note(&self) -> String;
@@ -90,118 +88,12 @@ pub trait ReportGame: Game {
     }
 }
 
-/// The geometric symmetries of a w × h grid as point maps (`rank * w + file`):
-/// identity, the two mirrors, the half turn and, on a square board, the
-/// diagonal mirrors and quarter turns.
-fn grid_maps(w: u32, h: u32) -> Vec<Vec<u32>> {
-    let mut maps: Vec<Vec<u32>> = Vec::new();
-    let mut add = |f: &dyn Fn(u32, u32) -> (u32, u32)| {
-        maps.push(
-            (0..w * h)
-                .map(|p| {
-                    let (nf, nr) = f(p % w, p / w);
-                    nr * w + nf
-                })
-                .collect(),
-        )
-    };
-    add(&|f, r| (f, r));
-    add(&|f, r| (w - 1 - f, r));
-    add(&|f, r| (f, h - 1 - r));
-    add(&|f, r| (w - 1 - f, h - 1 - r));
-    if w == h {
-        add(&|f, r| (r, f));
-        add(&|f, r| (w - 1 - r, h - 1 - f));
-        add(&|f, r| (r, w - 1 - f));
-        add(&|f, r| (h - 1 - r, f));
-    }
-    maps
-}
-
-fn map_bb(map: &[u32], bb: u32) -> u32 {
-    let mut out = 0;
-    let mut b = bb;
-    while b != 0 {
-        let p = b.trailing_zeros();
-        b &= b - 1;
-        out |= 1 << map[p as usize];
-    }
-    out
-}
-
-/// The grid symmetries under which the cannon-chess numbering identifies
-/// positions: a bit mask over [`grid_maps`] (bit 0, the identity, always set),
-/// and the maps as fixed arrays.
-#[derive(Clone, Copy)]
-struct CcSyms {
-    mask: u8,
-    maps: [[u8; 32]; 8],
-}
-
-impl CcSyms {
-    fn count(&self) -> usize {
-        self.mask.count_ones() as usize
-    }
-    fn used(&self) -> impl Iterator<Item = &[u8; 32]> {
-        (0..8)
-            .filter(|s| self.mask >> s & 1 != 0)
-            .map(|s| &self.maps[s])
-    }
-}
-
-fn map_bb8(map: &[u8; 32], bb: u32) -> u32 {
-    let mut out = 0;
-    let mut b = bb;
-    while b != 0 {
-        let p = b.trailing_zeros();
-        b &= b - 1;
-        out |= 1 << map[p as usize];
-    }
-    out
-}
-
-thread_local! {
-    /// Per rules hash, the symmetries found by [`cc_syms`].
-    static CC_SYMS: std::cell::RefCell<Vec<(u64, CcSyms)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The grid symmetries the game's numbering uses: those under which a
-/// placement with no symmetry of its own keeps its rank (without symmetry
-/// reduction only the identity).
-fn cc_syms(g: &CannonChess) -> CcSyms {
-    let key = g.rules_hash();
-    if let Some(v) = CC_SYMS.with(|c| c.borrow().iter().find(|(k, _)| *k == key).map(|(_, v)| *v)) {
-        return v;
-    }
-    let w = g.width();
-    let grid = grid_maps(w, g.height());
-    let mut syms = CcSyms {
-        mask: 0,
-        maps: [[0; 32]; 8],
-    };
-    // a1 b1 for the side to move, a2 for the other: fixed by no symmetry.
-    let p = CcPos {
-        me: 0b11,
-        opp: 1 << w,
-        x_to_move: true,
-    };
-    let t = g.tier_of(&p);
-    let r0 = g.rank(t, &p);
-    for (s, m) in grid.iter().enumerate() {
-        for (q, &img) in m.iter().enumerate() {
-            syms.maps[s][q] = img as u8;
-        }
-        let q = CcPos {
-            me: map_bb(m, p.me),
-            opp: map_bb(m, p.opp),
-            x_to_move: true,
-        };
-        if g.rank(t, &q) == r0 {
-            syms.mask |= 1 << s;
-        }
-    }
-    CC_SYMS.with(|c| c.borrow_mut().push((key, syms)));
-    syms
+/// Point counts averaged over the images of each point under `maps` (the
+/// board symmetries the numbering identifies positions by).
+fn symmetrize_by(maps: &[Vec<u32>], counts: &[f64]) -> Vec<f64> {
+    (0..counts.len())
+        .map(|q| maps.iter().map(|m| counts[m[q] as usize]).sum::<f64>() / maps.len() as f64)
+        .collect()
 }
 
 fn grid_xy(w: u32, h: u32) -> Vec<(f64, f64)> {
@@ -286,19 +178,6 @@ impl ReportGame for CannonChess {
     fn variant(&self, p: &CcPos) -> u32 {
         u32::from(!p.x_to_move)
     }
-    fn orbit_size(&self, p: &CcPos) -> u64 {
-        let syms = cc_syms(self);
-        if syms.mask == 1 {
-            return 1;
-        }
-        let mut images: Vec<(u32, u32)> = syms
-            .used()
-            .map(|m| (map_bb8(m, p.me), map_bb8(m, p.opp)))
-            .collect();
-        images.sort_unstable();
-        images.dedup();
-        images.len() as u64
-    }
     fn counting_note(&self) -> String {
         let mut s = String::from(
             "A tablebase slot is a placement of the pieces of the side to move and of the other side, \
@@ -307,7 +186,7 @@ impl ReportGame for CannonChess {
              both; the per-side tables show that X-to-move and O-to-move counts are equal. Reachability \
              tells the two apart: a slot counts once for each colour with which it can arise from the start.",
         );
-        let used = cc_syms(self).count();
+        let used = self.symmetry_count();
         if used > 1 {
             s.push_str(&format!(
                 " The table also identifies placements that are mirror or rotation images of each other \
@@ -319,10 +198,7 @@ impl ReportGame for CannonChess {
         s
     }
     fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
-        let syms = cc_syms(self);
-        (0..counts.len())
-            .map(|q| syms.used().map(|m| counts[m[q] as usize]).sum::<f64>() / syms.count() as f64)
-            .collect()
+        symmetrize_by(&self.board_symmetry().point_maps(), counts)
     }
     fn side_swapped(&self, p: &CcPos) -> CcPos {
         // Same board, other colour to move: the mover's and the other set swap.
@@ -348,11 +224,6 @@ impl ReportGame for CannonChess {
         CANNON_CHESS_RULES
     }
     fn extra_sections(&self, probe: &Probe<Self>, opts: &ReportOptions) -> Result<String, String> {
-        let other = if self.id() == "cannon-chess" {
-            CannonChess::four_by_four()
-        } else {
-            CannonChess::standard()
-        };
         let dir = opts.compare_dir.as_ref().unwrap_or(&opts.dir);
         let mut md = String::new();
         let _ = writeln!(md, "## The 4 × 4 board against the 5 × 4 board\n");
@@ -366,6 +237,7 @@ impl ReportGame for CannonChess {
         );
         let _ = writeln!(md, "|---|---|---|---:|---|---|");
         let mine = probe.value(&self.start())?;
+        let mut missing = Vec::new();
         let row = |g: &CannonChess, v: Option<Value>, positions: Option<u64>| {
             let s = g.start();
             format!(
@@ -387,30 +259,36 @@ impl ReportGame for CannonChess {
             }
             Some(n)
         };
-        let theirs = positions(&other, dir).and_then(|_| {
-            let s = other.start();
-            let t = other.tier_of(&s);
-            let path = tablebase::tier_path(dir, other.id(), &other.tier_name(t));
-            let values =
-                tablebase::read_tier_values(&path, other.id(), other.rules_hash(), t).ok()?;
-            Value::unpack(values[other.rank(t, &s) as usize])
-        });
-        let mut rows = [
-            row(self, Some(mine), positions(self, &opts.dir)),
-            row(&other, theirs, positions(&other, dir)),
-        ];
-        if self.id() != "cannon-chess" {
-            rows.swap(0, 1);
+        // The two preset boards, standard first; this game stands in for
+        // the preset of its own rules, and a game of other rules comes first.
+        let presets = [CannonChess::standard(), CannonChess::four_by_four()];
+        let own = presets.iter().any(|g| g.rules_hash() == self.rules_hash());
+        if !own {
+            let _ = writeln!(md, "{}", row(self, Some(mine), positions(self, &opts.dir)));
         }
-        for r in rows {
-            let _ = writeln!(md, "{r}");
+        for other in &presets {
+            if other.rules_hash() == self.rules_hash() {
+                let _ = writeln!(md, "{}", row(self, Some(mine), positions(self, &opts.dir)));
+                continue;
+            }
+            let theirs = positions(other, dir).and_then(|_| {
+                let s = other.start();
+                let t = other.tier_of(&s);
+                let path = tablebase::tier_path(dir, other.id(), &other.tier_name(t));
+                let values =
+                    tablebase::read_tier_values(&path, other.id(), other.rules_hash(), t).ok()?;
+                Value::unpack(values[other.rank(t, &s) as usize])
+            });
+            let _ = writeln!(md, "{}", row(other, theirs, positions(other, dir)));
+            if theirs.is_none() {
+                missing.push(other.id().to_string());
+            }
         }
         let _ = writeln!(md);
-        if theirs.is_none() {
+        for id in missing {
             let _ = writeln!(
                 md,
-                "The tablebase of `{}` was not available when this report was generated.\n",
-                other.id()
+                "The tablebase of `{id}` was not available when this report was generated.\n"
             );
         }
         Ok(md)
@@ -418,11 +296,6 @@ impl ReportGame for CannonChess {
 }
 
 impl ReportGame for Cannons {
-    fn orbit_size(&self, p: &CannonsPos) -> u64 {
-        let n = self.symmetry_count();
-        let stab = (0..n).filter(|&s| self.symmetric(s, p) == *p).count();
-        (n / stab) as u64
-    }
     fn counting_note(&self) -> String {
         "A tablebase slot is one orbit of positions under the 8 symmetries of the square board \
          (rotations and reflections); every count below weights a slot by the size of its orbit, \
@@ -461,24 +334,16 @@ impl ReportGame for Cannons {
         grid_edges(self.width(), self.height())
     }
     fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
-        let n = self.symmetry_count();
-        let image = |s: usize, q: usize| -> usize {
-            let p = CannonsPos {
-                cannons: 1 << q,
-                soldiers: 0,
-                side: Side::First,
-            };
-            self.symmetric(s, &p).cannons.trailing_zeros() as usize
-        };
-        (0..counts.len())
-            .map(|q| (0..n).map(|s| counts[image(s, q)]).sum::<f64>() / n as f64)
-            .collect()
+        symmetrize_by(&self.board_symmetry().point_maps(), counts)
     }
     fn rules_brief(&self) -> &'static str {
         CANNONS_RULES
     }
     fn extra_sections(&self, probe: &Probe<Self>, _opts: &ReportOptions) -> Result<String, String> {
-        if self.id() != "two-cannons" {
+        // The seed's setup question is about the 5 × 5 board with two
+        // cannons and twelve soldiers.
+        let seed_board = (self.width(), self.height(), self.cannon_count()) == (5, 5, 2);
+        if !seed_board || self.max_soldiers() < 12 {
             return Ok(String::new());
         }
         let mut md = String::new();

@@ -132,25 +132,85 @@ const DIAGRAM_PLIES: usize = 12;
 const DRAW_PLIES: usize = 12;
 const DRAW_DIAGRAMS: usize = 6;
 
-/// Build the report.
+/// What every section reads: the game, the pass over its tables, the probe,
+/// and the figures most sections quote.
+struct Ctx<'a, 'g, G: ReportGame> {
+    g: &'a G,
+    pass: &'a Pass,
+    probe: &'a Probe<'g, G>,
+    opts: &'a ReportOptions,
+    id: &'a str,
+    start: G::Pos,
+    start_value: Value,
+    start_side: Side,
+    all: Counts,
+    reach: Counts,
+    slots: u64,
+    used: u64,
+}
+
+/// One section of the report: appends its markdown (and figures) to `doc`.
+type Section<G> = fn(&Ctx<'_, '_, G>, &mut Document) -> Result<(), String>;
+
+/// Build the report: its sections in order.
 pub fn build<G: ReportGame>(
     g: &G,
     pass: &Pass,
     probe: &Probe<G>,
     opts: &ReportOptions,
 ) -> Result<Document, String> {
-    let id = g.id();
-    let mut md = String::new();
-    let mut figures = Vec::new();
     let start = g.start();
     let start_value = probe.value(&start)?;
-    let start_side = g.side_to_move(&start);
-    let all = pass.total(|t| t.all);
-    let reach = pass.total(|t| t.reach);
-    let slots: u64 = pass.tiers.iter().map(|t| t.slots).sum();
-    let used: u64 = pass.tiers.iter().map(|t| t.used_slots).sum();
+    let ctx = Ctx {
+        g,
+        pass,
+        probe,
+        opts,
+        id: g.id(),
+        start,
+        start_value,
+        start_side: g.side_to_move(&start),
+        all: pass.total(|t| t.all),
+        reach: pass.total(|t| t.reach),
+        slots: pass.tiers.iter().map(|t| t.slots).sum(),
+        used: pass.tiers.iter().map(|t| t.used_slots).sum(),
+    };
+    let sections: [Section<G>; 12] = [
+        headline,
+        rules,
+        start_position,
+        per_tier,
+        reachability,
+        longest_wins,
+        mutual_zugzwangs,
+        lock_flag,
+        heat_map,
+        game_specific,
+        rule_readings,
+        cost,
+    ];
+    let mut doc = Document {
+        markdown: String::new(),
+        figures: Vec::new(),
+    };
+    for section in sections {
+        section(&ctx, &mut doc)?;
+    }
+    Ok(doc)
+}
 
-    // ----- title and headline ---------------------------------------------
+/// The title and the headline figures.
+fn headline<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let start = c.start;
+    let start_value = c.start_value;
+    let start_side = c.start_side;
+    let all = c.all;
+    let reach = c.reach;
+    let slots = c.slots;
+    let used = c.used;
+    let id = c.id;
+    let md = &mut doc.markdown;
     let _ = writeln!(md, "# {} (`{id}`): the solved game\n", g.title());
     let _ = writeln!(
         md,
@@ -185,7 +245,13 @@ pub fn build<G: ReportGame>(
         pct(reach.total(), all.total())
     );
 
-    // ----- rules --------------------------------------------------------------
+    Ok(())
+}
+
+/// The rules in brief and what is counted.
+fn rules<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let md = &mut doc.markdown;
     let _ = writeln!(md, "## Rules in brief\n");
     let _ = writeln!(md, "{}\n", g.rules_brief());
     let _ = writeln!(md, "{}\n", super::games::common_rules());
@@ -195,9 +261,19 @@ pub fn build<G: ReportGame>(
     );
     let _ = writeln!(md, "**What is counted.** {}\n", g.counting_note());
 
-    // ----- start --------------------------------------------------------------
+    Ok(())
+}
+
+/// The start position: every first move and the principal variation.
+fn start_position<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let probe = c.probe;
+    let start = c.start;
+    let start_value = c.start_value;
+    let start_side = c.start_side;
+    let md = &mut doc.markdown;
     let _ = writeln!(md, "## The start position\n");
-    code(&mut md, &g.diagram(&start, None));
+    code(md, &g.diagram(&start, None));
     let _ = writeln!(
         md,
         "Value: **{start_value}** for {} to move ({}).\n",
@@ -244,17 +320,28 @@ pub fn build<G: ReportGame>(
             );
         }
     }
-    code(&mut md, &line_text(g, &start, &pv));
+    code(md, &line_text(g, &start, &pv));
     if start_value == Value::Draw {
         let shown = &pv[..pv.len().min(DRAW_DIAGRAMS)];
         let _ = writeln!(md, "The positions of its first {} plies:\n", shown.len());
-        code(&mut md, &line_diagrams(g, &start, shown));
+        code(md, &line_diagrams(g, &start, shown));
     } else if pv.len() <= DIAGRAM_PLIES {
         let _ = writeln!(md, "The positions along it:\n");
-        code(&mut md, &line_diagrams(g, &start, &pv));
+        code(md, &line_diagrams(g, &start, &pv));
     }
 
-    // ----- per tier -----------------------------------------------------------
+    Ok(())
+}
+
+/// Values per tier, by side to move, with the W/D/L figure.
+fn per_tier<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let pass = c.pass;
+    let all = c.all;
+    let slots = c.slots;
+    let id = c.id;
+    let md = &mut doc.markdown;
+    let figures = &mut doc.figures;
     let _ = writeln!(md, "## Values per tier\n");
     let _ = writeln!(
         md,
@@ -316,7 +403,16 @@ pub fn build<G: ReportGame>(
     ));
     let _ = writeln!(md, "![W/D/L share per tier]({fig_tiers})\n");
 
-    // ----- reachability -------------------------------------------------------
+    Ok(())
+}
+
+/// Reachability from the start.
+fn reachability<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let pass = c.pass;
+    let all = c.all;
+    let reach = c.reach;
+    let md = &mut doc.markdown;
     let _ = writeln!(md, "## Reachability from the start\n");
     let _ = writeln!(
         md,
@@ -379,7 +475,18 @@ pub fn build<G: ReportGame>(
         );
     }
 
-    // ----- longest wins -------------------------------------------------------
+    Ok(())
+}
+
+/// The longest wins, with the remoteness histogram.
+fn longest_wins<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let pass = c.pass;
+    let probe = c.probe;
+    let id = c.id;
+    let md = &mut doc.markdown;
+    let figures = &mut doc.figures;
+    let max_loss = pass.tiers.iter().map(|t| t.max_loss).max().unwrap_or(0);
     let _ = writeln!(md, "## Longest wins\n");
     let win_hist = pass.hist(|t| &t.win_hist);
     let loss_hist = pass.hist(|t| &t.loss_hist);
@@ -421,21 +528,30 @@ pub fn build<G: ReportGame>(
             g.tier_name(pr.0),
             g.format_pos(&p)
         );
-        code(&mut md, &g.diagram(&p, None));
+        code(md, &g.diagram(&p, None));
         let line = probe.line(&p, usize::MAX)?;
         let _ = writeln!(
             md,
             "Its line ({} plies, best play both sides):\n",
             line.len()
         );
-        code(&mut md, &line_text(g, &p, &line));
+        code(md, &line_text(g, &p, &line));
     }
     let _ = writeln!(
         md,
         "The longest loss is `loss {max_loss}` (the side to move holds out {max_loss} plies).\n"
     );
 
-    // ----- mutual zugzwang ----------------------------------------------------
+    Ok(())
+}
+
+/// Mutual zugzwangs.
+fn mutual_zugzwangs<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let pass = c.pass;
+    let probe = c.probe;
+    let start = c.start;
+    let md = &mut doc.markdown;
     let mutual: u64 = pass.tiers.iter().map(|t| t.mutual).sum();
     let mutual_nt: u64 = pass.tiers.iter().map(|t| t.mutual_nontrivial).sum();
     let mutual_reach: u64 = pass.tiers.iter().map(|t| t.mutual_reach).sum();
@@ -488,11 +604,17 @@ pub fn build<G: ReportGame>(
                 g.side_letter(g.side_to_move(&q)),
                 g.format_pos(&q)
             );
-            code(&mut md, &g.diagram(&p, None));
+            code(md, &g.diagram(&p, None));
         }
     }
 
-    // ----- lock flag ----------------------------------------------------------
+    Ok(())
+}
+
+/// Weiming's lock flag: how often it changes the value (only when the game has one).
+fn lock_flag<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let pass = c.pass;
+    let md = &mut doc.markdown;
     let lock_total: u64 = pass
         .tiers
         .iter()
@@ -535,7 +657,16 @@ pub fn build<G: ReportGame>(
         let _ = writeln!(md);
     }
 
-    // ----- heat map -----------------------------------------------------------
+    Ok(())
+}
+
+/// The occupancy heat map.
+fn heat_map<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let pass = c.pass;
+    let id = c.id;
+    let md = &mut doc.markdown;
+    let figures = &mut doc.figures;
     let kinds = g.heat_kinds();
     let classes = g.heat_classes();
     let points = g.point_names().len();
@@ -584,10 +715,33 @@ pub fn build<G: ReportGame>(
     );
     let _ = writeln!(md, "![occupancy heat map]({fig_heat})\n");
 
-    // ----- game-specific --------------------------------------------------------
+    Ok(())
+}
+
+/// The game's own sections.
+fn game_specific<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let probe = c.probe;
+    let opts = c.opts;
+    let md = &mut doc.markdown;
     md.push_str(&g.extra_sections(probe, opts)?);
 
-    // ----- cost ---------------------------------------------------------------
+    Ok(())
+}
+
+/// The cost of the solve: time, memory, file sizes.
+/// The start value under each rule reading and setup (src/report/variants.rs).
+fn rule_readings<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    doc.markdown += &super::variants::section(c.id, &c.opts.dir);
+    Ok(())
+}
+
+fn cost<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    let g = c.g;
+    let pass = c.pass;
+    let all = c.all;
+    let slots = c.slots;
+    let md = &mut doc.markdown;
     let secs: f64 = pass.tiers.iter().map(|t| t.header.seconds).sum();
     let threads = pass
         .tiers
@@ -656,8 +810,5 @@ pub fn build<G: ReportGame>(
         8.0 * file_bytes as f64 / all.total().max(1) as f64
     );
 
-    Ok(Document {
-        markdown: md,
-        figures,
-    })
+    Ok(())
 }

@@ -17,6 +17,7 @@ pub mod markdown;
 pub mod reach;
 pub mod stats;
 pub mod svg;
+pub mod variants;
 
 use std::cell::RefCell;
 use std::collections::hash_map::Entry;

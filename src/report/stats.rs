@@ -245,7 +245,9 @@ pub fn tier_stats<G: ReportGame>(
                     if g.rank(t, &p0) != i {
                         continue;
                     }
-                    let w = g.orbit_size(&p0);
+                    // The slot's positions, split evenly over its variants
+                    // (cannon chess: X to move and the colour exchange).
+                    let w = g.orbit_size(&p0) / u64::from(variants);
                     acc.used_slots += 1;
                     for var in 0..variants {
                         let p = g.with_variant(&p0, var);

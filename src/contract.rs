@@ -1,0 +1,541 @@
+//! A checker of the [`Game`] contract for any game, in the spirit of
+//! GamesmanOne's built-in game API test: what the solver, the tablebase and
+//! the tests rely on, checked by walking the game's own slots.
+//!
+//! [`check_game`] checks, tier by tier (every slot of small tiers, a sample
+//! of the others):
+//! * tier order: every tier comes after its `tier_deps`, which lie in the
+//!   same subset; `tier_of` of every slot's position is its tier;
+//! * the solver's limits: tier sizes within its 32-bit indices, at most
+//!   [`MAX_IN_TIER_CHILDREN`] distinct in-tier children per position;
+//! * rank/unrank is a bijection on used slots (`rank(unrank(i)) == i`), an
+//!   unused slot's position ranks to a used slot of its orbit, and over a
+//!   fully walked tier the used slots' orbit sizes add up to
+//!   `tier_positions`;
+//! * every symmetry image of a position has its tier and rank, and
+//!   `orbit_size` counts the distinct images;
+//! * every move stays in its tier or goes to one of `tier_deps`;
+//! * un-moves exactly invert in-tier moves: each un-move `q` of `x` is in
+//!   x's tier, has no rule end and a move to `x`, and each in-tier move
+//!   `x → c` has `x` among c's un-moves (checked on a symmetry image too,
+//!   not only on the positions `unrank` returns);
+//! * notation: positions and moves read back as themselves.
+//!
+//! [`check_values`] checks a solved closed subset: the value of every image
+//! of a slot's position, derived from the image's own moves, is the value
+//! stored in the slot, i.e. the values are invariant under the symmetries
+//! the numbering identifies.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use rayon::prelude::*;
+
+use crate::game::{Game, TierKey};
+use crate::solver::derive_value;
+use crate::value::{Packed, Value};
+
+/// Most distinct in-tier children a position may have: the solver counts
+/// undecided children in the low 7 bits of a byte per slot.
+pub const MAX_IN_TIER_CHILDREN: usize = 127;
+
+/// Largest tier the solver indexes (32-bit slot indices in its queues).
+pub const MAX_TIER_SIZE: u64 = u32::MAX as u64;
+
+/// Which part of a game [`check_game`] walks.
+#[derive(Clone, Debug)]
+pub struct Scope {
+    /// The closed subset (`Game::tiers`); `None` for the whole game.
+    pub max_pieces: Option<u32>,
+    /// Tiers with at most this many slots are walked slot by slot.
+    pub every_slot_up_to: u64,
+    /// Slots drawn at random from each larger tier.
+    pub samples: u64,
+    /// Seed of the sampling.
+    pub seed: u64,
+}
+
+impl Default for Scope {
+    fn default() -> Self {
+        Scope {
+            max_pieces: None,
+            every_slot_up_to: 100_000,
+            samples: 2_000,
+            seed: 1,
+        }
+    }
+}
+
+/// The clause of the contract that failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clause {
+    TierOrder,
+    TierOf,
+    SolverLimit,
+    Bijection,
+    Symmetry,
+    OrbitSize,
+    MoveTier,
+    Unmoves,
+    Notation,
+    Values,
+}
+
+/// A broken contract: which clause, and the details (tier, slot, position).
+#[derive(Clone, Debug)]
+pub struct Violation {
+    pub clause: Clause,
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}: {}", self.clause, self.detail)
+    }
+}
+
+impl std::error::Error for Violation {}
+
+fn fail<T>(clause: Clause, detail: String) -> Result<T, Violation> {
+    Err(Violation { clause, detail })
+}
+
+/// What a successful [`check_game`] walked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub tiers: usize,
+    /// Slots checked, and those of them that hold a position.
+    pub slots: u64,
+    pub used: u64,
+    /// Positions whose moves and un-moves were checked.
+    pub positions: u64,
+    /// Moves followed.
+    pub moves: u64,
+    /// Largest number of distinct in-tier children seen.
+    pub max_in_tier: usize,
+}
+
+impl Summary {
+    fn merge(mut self, o: Summary) -> Summary {
+        self.tiers += o.tiers;
+        self.slots += o.slots;
+        self.used += o.used;
+        self.positions += o.positions;
+        self.moves += o.moves;
+        self.max_in_tier = self.max_in_tier.max(o.max_in_tier);
+        self
+    }
+}
+
+fn splitmix(s: u64) -> u64 {
+    let mut z = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The slots of tier `t` that `scope` walks: all of a small tier, else a
+/// seeded sample. The bool says whether all were taken.
+fn slots_of(size: u64, t: TierKey, scope: &Scope) -> (Vec<u64>, bool) {
+    if size <= scope.every_slot_up_to {
+        ((0..size).collect(), true)
+    } else {
+        let base = scope.seed ^ (t as u64).wrapping_mul(0x2545_f491_4f6c_dd1d);
+        let v = (0..scope.samples)
+            .map(|k| splitmix(base.wrapping_add(k)) % size)
+            .collect();
+        (v, false)
+    }
+}
+
+/// Check the game's tier structure and every walked slot (see the module
+/// docs); the first violation found is returned.
+pub fn check_game<G: Game>(g: &G, scope: &Scope) -> Result<Summary, Violation> {
+    let tiers = g.tiers(scope.max_pieces);
+    check_tier_order(g, &tiers)?;
+    let mut total = Summary::default();
+    for &t in &tiers {
+        total = total.merge(check_tier(g, t, scope)?);
+    }
+    Ok(total)
+}
+
+fn check_tier_order<G: Game>(g: &G, tiers: &[TierKey]) -> Result<(), Violation> {
+    let at: HashMap<TierKey, usize> = tiers.iter().enumerate().map(|(k, &t)| (t, k)).collect();
+    if at.len() != tiers.len() {
+        return fail(Clause::TierOrder, "a tier is listed twice".into());
+    }
+    let mut names = std::collections::HashSet::new();
+    for (k, &t) in tiers.iter().enumerate() {
+        if !names.insert(g.tier_name(t)) {
+            return fail(
+                Clause::TierOrder,
+                format!("tier name {} repeats", g.tier_name(t)),
+            );
+        }
+        for d in g.tier_deps(t) {
+            match at.get(&d) {
+                Some(&kd) if kd < k => {}
+                Some(_) => {
+                    return fail(
+                        Clause::TierOrder,
+                        format!(
+                            "tier {} comes before its dependency {}",
+                            g.tier_name(t),
+                            g.tier_name(d)
+                        ),
+                    )
+                }
+                None => {
+                    return fail(
+                        Clause::TierOrder,
+                        format!(
+                            "dependency {} of tier {} is outside the subset",
+                            g.tier_name(d),
+                            g.tier_name(t)
+                        ),
+                    )
+                }
+            }
+        }
+        if g.tier_size(t) > MAX_TIER_SIZE {
+            return fail(
+                Clause::SolverLimit,
+                format!(
+                    "tier {} has {} slots, over the solver's 32-bit index",
+                    g.tier_name(t),
+                    g.tier_size(t)
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Check the walked slots of one tier.
+fn check_tier<G: Game>(g: &G, t: TierKey, scope: &Scope) -> Result<Summary, Violation> {
+    let size = g.tier_size(t);
+    let (slots, complete) = slots_of(size, t, scope);
+    let deps = g.tier_deps(t);
+    let (summary, weight) = slots
+        .par_chunks(1 << 10)
+        .map(|chunk| {
+            let mut s = Summary::default();
+            let mut weight = 0u64;
+            let mut scratch = Scratch::default();
+            for &i in chunk {
+                weight += check_slot(g, t, i, &deps, &mut s, &mut scratch)?;
+            }
+            Ok((s, weight))
+        })
+        .try_reduce(
+            || (Summary::default(), 0),
+            |a, b| Ok((a.0.merge(b.0), a.1 + b.1)),
+        )?;
+    if complete && weight != g.tier_positions(t) {
+        return fail(
+            Clause::OrbitSize,
+            format!(
+                "tier {}: the used slots' orbit sizes add up to {weight}, tier_positions says {}",
+                g.tier_name(t),
+                g.tier_positions(t)
+            ),
+        );
+    }
+    Ok(Summary {
+        tiers: 1,
+        ..summary
+    })
+}
+
+/// Buffers reused across slots (no allocation per position).
+struct Scratch<G: Game> {
+    images: Vec<G::Pos>,
+    moves: Vec<G::Move>,
+    unmoves: Vec<G::Pos>,
+    back: Vec<G::Pos>,
+    in_tier: Vec<u64>,
+}
+
+impl<G: Game> Default for Scratch<G> {
+    fn default() -> Self {
+        Scratch {
+            images: Vec::new(),
+            moves: Vec::new(),
+            unmoves: Vec::new(),
+            back: Vec::new(),
+            in_tier: Vec::new(),
+        }
+    }
+}
+
+/// Check slot `i`; returns its orbit size if it is used, else 0.
+fn check_slot<G: Game>(
+    g: &G,
+    t: TierKey,
+    i: u64,
+    deps: &[TierKey],
+    s: &mut Summary,
+    sc: &mut Scratch<G>,
+) -> Result<u64, Violation> {
+    let size = g.tier_size(t);
+    let name = || g.tier_name(t);
+    let p = g.unrank(t, i);
+    s.slots += 1;
+    if g.tier_of(&p) != t {
+        return fail(
+            Clause::TierOf,
+            format!(
+                "slot {i} of tier {} holds {} of tier {}",
+                name(),
+                g.format_pos(&p),
+                g.tier_name(g.tier_of(&p))
+            ),
+        );
+    }
+    let r = g.rank(t, &p);
+    if r >= size {
+        return fail(
+            Clause::Bijection,
+            format!(
+                "{} ranks to {r}, beyond tier {} ({size} slots)",
+                g.format_pos(&p),
+                name()
+            ),
+        );
+    }
+    let used = r == i;
+    if !used {
+        // An unused slot's position belongs to the orbit of a used slot.
+        let q = g.unrank(t, r);
+        if g.rank(t, &q) != r {
+            return fail(
+                Clause::Bijection,
+                format!(
+                    "{} (slot {i} of {}) ranks to {r}, an unused slot",
+                    g.format_pos(&p),
+                    name()
+                ),
+            );
+        }
+        return Ok(0);
+    }
+    s.used += 1;
+    // Symmetry images: same tier and rank; the orbit is their distinct set.
+    sc.images.clear();
+    g.symmetry_images(&p, &mut sc.images);
+    if !sc.images.contains(&p) {
+        return fail(
+            Clause::Symmetry,
+            format!("{} is not among its own images", g.format_pos(&p)),
+        );
+    }
+    let mut distinct = 0;
+    for (k, q) in sc.images.iter().enumerate() {
+        if g.tier_of(q) != t || g.rank(t, q) != i {
+            return fail(
+                Clause::Symmetry,
+                format!(
+                    "image {} of {} (slot {i} of {}) has another slot",
+                    g.format_pos(q),
+                    g.format_pos(&p),
+                    name()
+                ),
+            );
+        }
+        if !sc.images[..k].contains(q) {
+            distinct += 1;
+        }
+    }
+    let orbit = g.orbit_size(&p);
+    if orbit != distinct {
+        return fail(
+            Clause::OrbitSize,
+            format!(
+                "{}: orbit_size {orbit}, but {distinct} distinct images",
+                g.format_pos(&p)
+            ),
+        );
+    }
+    // Moves and un-moves of the slot's position and of one other image.
+    let other = sc.images[(i as usize) % sc.images.len()];
+    check_moves(g, t, &p, deps, i.is_multiple_of(64), s, sc)?;
+    if other != p {
+        check_moves(g, t, &other, deps, false, s, sc)?;
+    }
+    Ok(orbit)
+}
+
+/// Moves of `x` stay in the tier or go to a dependency, within the solver's
+/// limit; un-moves invert the in-tier moves exactly; notation round-trips
+/// when `notation` is set.
+fn check_moves<G: Game>(
+    g: &G,
+    t: TierKey,
+    x: &G::Pos,
+    deps: &[TierKey],
+    notation: bool,
+    s: &mut Summary,
+    sc: &mut Scratch<G>,
+) -> Result<(), Violation> {
+    s.positions += 1;
+    let fx = || g.format_pos(x);
+    if notation {
+        match g.parse_pos(&fx()) {
+            Ok(q) if q == *x => {}
+            other => {
+                return fail(
+                    Clause::Notation,
+                    format!("{} reads back as {other:?}", fx()),
+                )
+            }
+        }
+    }
+    // Un-moves: predecessors in the tier, with no rule end, moving to x.
+    sc.unmoves.clear();
+    g.unmoves(x, &mut sc.unmoves);
+    for k in 0..sc.unmoves.len() {
+        let q = sc.unmoves[k];
+        if g.tier_of(&q) != t || g.rule_end(&q).is_some() {
+            return fail(
+                Clause::Unmoves,
+                format!(
+                    "un-move {} of {} is in another tier or over",
+                    g.format_pos(&q),
+                    fx()
+                ),
+            );
+        }
+        sc.moves.clear();
+        g.moves(&q, &mut sc.moves);
+        if !sc.moves.iter().any(|m| g.apply(&q, m) == *x) {
+            return fail(
+                Clause::Unmoves,
+                format!("un-move {} of {} has no move to it", g.format_pos(&q), fx()),
+            );
+        }
+    }
+    if g.rule_end(x).is_some() {
+        return Ok(());
+    }
+    sc.moves.clear();
+    g.moves(x, &mut sc.moves);
+    sc.in_tier.clear();
+    for k in 0..sc.moves.len() {
+        let m = sc.moves[k];
+        s.moves += 1;
+        let c = g.apply(x, &m);
+        let ct = g.tier_of(&c);
+        if notation {
+            match g.parse_move(x, &g.format_move(&m)) {
+                Ok(back) if back == m => {}
+                other => {
+                    return fail(
+                        Clause::Notation,
+                        format!(
+                            "move {} of {} reads back as {other:?}",
+                            g.format_move(&m),
+                            fx()
+                        ),
+                    )
+                }
+            }
+        }
+        if ct != t {
+            if !deps.contains(&ct) {
+                return fail(
+                    Clause::MoveTier,
+                    format!(
+                        "move {} of {} goes to tier {}, not a dependency of {}",
+                        g.format_move(&m),
+                        fx(),
+                        g.tier_name(ct),
+                        g.tier_name(t)
+                    ),
+                );
+            }
+            continue;
+        }
+        sc.in_tier.push(g.rank(t, &c));
+        // The un-moves of the child must lead back to x.
+        sc.back.clear();
+        g.unmoves(&c, &mut sc.back);
+        if !sc.back.contains(x) {
+            return fail(
+                Clause::Unmoves,
+                format!(
+                    "move {} of {} leads to {}, whose un-moves miss it",
+                    g.format_move(&m),
+                    fx(),
+                    g.format_pos(&c)
+                ),
+            );
+        }
+    }
+    sc.in_tier.sort_unstable();
+    sc.in_tier.dedup();
+    if sc.in_tier.len() > MAX_IN_TIER_CHILDREN {
+        return fail(Clause::SolverLimit, format!("{} has {} distinct in-tier children, the solver counts at most {MAX_IN_TIER_CHILDREN}", fx(), sc.in_tier.len()));
+    }
+    s.max_in_tier = s.max_in_tier.max(sc.in_tier.len());
+    Ok(())
+}
+
+/// Check solved values (`tables`, every tier of a closed subset, e.g. from
+/// [`solve_in_memory`](crate::solver::solve_in_memory)): for the walked slots
+/// of every tier, the value derived from the moves of each symmetry image
+/// of the slot's position equals the stored value. Returns the images checked.
+pub fn check_values<G: Game>(
+    g: &G,
+    tables: &HashMap<TierKey, Vec<Packed>>,
+    scope: &Scope,
+) -> Result<u64, Violation> {
+    let lookup = |q: &G::Pos| -> Option<Value> {
+        let t = g.tier_of(q);
+        Value::unpack(*tables.get(&t)?.get(g.rank(t, q) as usize)?)
+    };
+    let mut checked = 0;
+    for t in g.tiers(scope.max_pieces) {
+        let Some(values) = tables.get(&t) else {
+            return fail(
+                Clause::Values,
+                format!("tier {} is not solved", g.tier_name(t)),
+            );
+        };
+        let (slots, _) = slots_of(values.len() as u64, t, scope);
+        checked += slots
+            .par_chunks(1 << 10)
+            .map(|chunk| {
+                let mut images = Vec::new();
+                let mut moves = Vec::new();
+                let mut n = 0u64;
+                for &i in chunk {
+                    let p = g.unrank(t, i);
+                    if g.rank(t, &p) != i {
+                        continue;
+                    }
+                    let stored = Value::unpack(values[i as usize]);
+                    images.clear();
+                    g.symmetry_images(&p, &mut images);
+                    for q in &images {
+                        let derived = derive_value(g, q, &lookup, &mut moves);
+                        if derived != stored {
+                            return fail(
+                                Clause::Values,
+                                format!(
+                                    "{} (image of {}, slot {i} of tier {}): derived {derived:?}, stored {stored:?}",
+                                    g.format_pos(q),
+                                    g.format_pos(&p),
+                                    g.tier_name(t)
+                                ),
+                            );
+                        }
+                        n += 1;
+                    }
+                }
+                Ok(n)
+            })
+            .try_reduce(|| 0, |a, b| Ok(a + b))?;
+    }
+    Ok(checked)
+}

@@ -1,0 +1,108 @@
+//! Orbits of point sets under a grid's symmetry group.
+//!
+//! Sets of m points are visited in colex order (for sets of one size, the
+//! order of their bitboards as integers), so the first member of an orbit
+//! met is its smallest and becomes its *representative*; classes of m-point
+//! sets are numbered in the order of their representatives. For every set
+//! the table keeps its class and the mask of the symmetries that map it
+//! onto the representative (more than one bit when the representative has
+//! a non-trivial stabiliser).
+
+use super::colex::{binom, ColexTable};
+use super::symmetry::GridSymmetry;
+
+/// Class tables for the sets of every size in `0..=m_max`.
+#[derive(Clone)]
+pub struct SetClasses {
+    m_max: u32,
+    /// Per set of m points, at `set_base[m] + colex rank`: class << 8 | the
+    /// mask of the symmetries mapping it onto its representative.
+    info: Vec<u32>,
+    set_base: Vec<usize>,
+    /// Per class of m-point sets, at `class_base[m] + class`: the
+    /// representative, and the points it leaves free.
+    rep: Vec<u32>,
+    free: Vec<u32>,
+    class_base: Vec<usize>,
+    n_classes: Vec<u64>,
+}
+
+impl SetClasses {
+    /// The classes of sets of at most `m_max` points of the board `board`
+    /// (all points of the grid of `sym`).
+    pub fn new(sym: &GridSymmetry, board: u32, m_max: u32) -> Self {
+        // Sizes above n have no sets (C(n, m) = 0): their tables stay empty.
+        let n = board.count_ones();
+        let colex = ColexTable::new(n, m_max);
+        let mut c = SetClasses {
+            m_max,
+            info: Vec::new(),
+            set_base: Vec::new(),
+            rep: Vec::new(),
+            free: Vec::new(),
+            class_base: Vec::new(),
+            n_classes: Vec::new(),
+        };
+        for m in 0..=m_max {
+            c.set_base.push(c.info.len());
+            c.class_base.push(c.rep.len());
+            let count = binom(n, m);
+            let mut set: u32 = if m == 0 { 0 } else { u32::MAX >> (32 - m) };
+            for r in 0..count {
+                let mut rep = set;
+                for s in 1..sym.len() {
+                    rep = rep.min(sym.map(s, set));
+                }
+                let mut mask = 0u32;
+                for s in 0..sym.len() {
+                    if sym.map(s, set) == rep {
+                        mask |= 1 << s;
+                    }
+                }
+                let cls = if rep == set {
+                    c.rep.push(set);
+                    c.free.push(board & !set);
+                    (c.rep.len() - 1 - c.class_base[m as usize]) as u32
+                } else {
+                    // The representative is smaller, so it was met before.
+                    c.info[c.set_base[m as usize] + colex.rank(rep) as usize] >> 8
+                };
+                c.info.push(cls << 8 | mask);
+                if r + 1 < count {
+                    // Gosper's hack: the next larger set of m points.
+                    let low = set & set.wrapping_neg();
+                    let ripple = set.wrapping_add(low);
+                    set = (((ripple ^ set) >> 2) / low) | ripple;
+                }
+            }
+            c.n_classes
+                .push((c.rep.len() - c.class_base[m as usize]) as u64);
+        }
+        c
+    }
+
+    /// Largest set size covered.
+    pub fn m_max(&self) -> u32 {
+        self.m_max
+    }
+
+    /// Number of classes of m-point sets.
+    #[inline]
+    pub fn count(&self, m: u32) -> u64 {
+        self.n_classes[m as usize]
+    }
+
+    /// Class and symmetry mask (see the module docs) of the m-point set of
+    /// colex rank `r`: `class << 8 | mask`.
+    #[inline(always)]
+    pub fn info(&self, m: u32, r: u64) -> u32 {
+        self.info[self.set_base[m as usize] + r as usize]
+    }
+
+    /// Representative and free points of class `cls` of m-point sets.
+    #[inline(always)]
+    pub fn rep_free(&self, m: u32, cls: u32) -> (u32, u32) {
+        let i = self.class_base[m as usize] + cls as usize;
+        (self.rep[i], self.free[i])
+    }
+}

@@ -1,0 +1,235 @@
+//! The game contract checker (`qibase::contract`) on every preset (closed
+//! subsets walked slot by slot, the full games sampled) and on randomly
+//! drawn small variants of both grid families, with the solved values
+//! checked against the symmetries.
+
+use qibase::contract::{check_game, check_values, Clause, Scope};
+use qibase::game::Game;
+use qibase::games::{CannonChess, Cannons, Weiming};
+use qibase::solver::solve_in_memory;
+
+/// Walk `g`: the closed subset up to `max_pieces` slot by slot (tiers up to
+/// `full` slots; the rest sampled), solve it and check its values, then
+/// sample every tier of the whole game.
+fn check<G: Game>(g: &G, max_pieces: Option<u32>, full: u64) {
+    let scope = Scope {
+        max_pieces,
+        every_slot_up_to: full,
+        samples: 1500,
+        seed: 7,
+    };
+    let s = check_game(g, &scope).unwrap_or_else(|v| panic!("{}: {v}", g.id()));
+    assert!(
+        s.used > 0 && s.moves > 0,
+        "{}: nothing checked: {s:?}",
+        g.id()
+    );
+    let tables = solve_in_memory(g, max_pieces);
+    let n = check_values(g, &tables, &scope).unwrap_or_else(|v| panic!("{}: {v}", g.id()));
+    assert!(
+        n >= s.used,
+        "{}: {n} images for {} used slots",
+        g.id(),
+        s.used
+    );
+    let whole = Scope {
+        max_pieces: None,
+        every_slot_up_to: 0,
+        samples: 300,
+        seed: 11,
+    };
+    check_game(g, &whole).unwrap_or_else(|v| panic!("{} (whole game): {v}", g.id()));
+}
+
+#[test]
+fn weiming_keeps_the_contract() {
+    check(&Weiming::new(), None, u64::MAX);
+}
+
+#[test]
+fn cannon_chess_keeps_the_contract() {
+    check(&CannonChess::standard(), Some(3), 200_000);
+}
+
+#[test]
+fn cannon_chess_4x4_keeps_the_contract() {
+    check(&CannonChess::four_by_four(), Some(3), 200_000);
+}
+
+#[test]
+fn two_cannons_keeps_the_contract() {
+    check(&Cannons::two_cannons(), Some(5), 400_000);
+}
+
+#[test]
+fn three_cannons_keeps_the_contract() {
+    check(&Cannons::three_cannons(), Some(4), 300_000);
+}
+
+/// Seeded PRNG (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u32) -> u32 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) % n as u64) as u32
+    }
+
+    /// A board string of `w` × `h` with the given pieces on random points.
+    fn board(&mut self, w: u32, h: u32, pieces: &[(char, u32)]) -> String {
+        let n = w * h;
+        let mut cells = vec!['.'; n as usize];
+        for &(c, k) in pieces {
+            for _ in 0..k {
+                let mut q = self.below(n) as usize;
+                while cells[q] != '.' {
+                    q = self.below(n) as usize;
+                }
+                cells[q] = c;
+            }
+        }
+        (0..h)
+            .rev()
+            .map(|r| {
+                cells[(r * w) as usize..((r + 1) * w) as usize]
+                    .iter()
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+}
+
+#[test]
+fn random_cannon_chess_variants_keep_the_contract() {
+    let mut rng = Rng(2026);
+    for k in 0..6 {
+        let (w, h) = (3 + rng.below(3), 3 + rng.below(2));
+        let (x, o) = (1 + rng.below(3), 1 + rng.below(3));
+        let start = format!("{} X", rng.board(w, h, &[('X', x), ('O', o)]));
+        let id = format!("random-cc-{k}");
+        let g = CannonChess::new(&id, &id, w, h, &start)
+            .unwrap_or_else(|e| panic!("{w}x{h} {start}: {e}"));
+        check(&g, Some(3), 150_000);
+    }
+}
+
+#[test]
+fn random_cannons_variants_keep_the_contract() {
+    let mut rng = Rng(1911);
+    for k in 0..6 {
+        let (w, h) = (3 + rng.below(3), 3 + rng.below(2));
+        let c = 1 + rng.below(2);
+        let s = (4 + rng.below(4)).min(w * h - c);
+        let start = format!("{} C", rng.board(w, h, &[('C', c), ('S', s)]));
+        let id = format!("random-cannons-{k}");
+        let g = Cannons::new(&id, &id, w, h, c, s, &start);
+        check(&g, Some(6), 150_000);
+    }
+}
+
+/// A game whose numbering claims a symmetry its rules do not have: the
+/// checker must catch it (so the checks above can fail).
+#[test]
+fn a_broken_contract_is_caught() {
+    // Cannon chess numbered by position but with a wrong orbit size.
+    struct Wrong(CannonChess);
+    impl Game for Wrong {
+        type Pos = <CannonChess as Game>::Pos;
+        type Move = <CannonChess as Game>::Move;
+        fn id(&self) -> &str {
+            self.0.id()
+        }
+        fn title(&self) -> &str {
+            self.0.title()
+        }
+        fn board_desc(&self) -> String {
+            self.0.board_desc()
+        }
+        fn material_desc(&self) -> String {
+            self.0.material_desc()
+        }
+        fn rules_hash(&self) -> u64 {
+            self.0.rules_hash()
+        }
+        fn side_letter(&self, s: qibase::Side) -> char {
+            self.0.side_letter(s)
+        }
+        fn start(&self) -> Self::Pos {
+            self.0.start()
+        }
+        fn side_to_move(&self, p: &Self::Pos) -> qibase::Side {
+            self.0.side_to_move(p)
+        }
+        fn parse_pos(&self, s: &str) -> Result<Self::Pos, String> {
+            self.0.parse_pos(s)
+        }
+        fn format_pos(&self, p: &Self::Pos) -> String {
+            self.0.format_pos(p)
+        }
+        fn diagram(&self, p: &Self::Pos, l: Option<&Self::Move>) -> String {
+            self.0.diagram(p, l)
+        }
+        fn format_move(&self, m: &Self::Move) -> String {
+            self.0.format_move(m)
+        }
+        fn point_names(&self) -> Vec<String> {
+            self.0.point_names()
+        }
+        fn occupancy(&self, p: &Self::Pos) -> Vec<char> {
+            self.0.occupancy(p)
+        }
+        fn rule_end(&self, p: &Self::Pos) -> Option<qibase::GameEnd> {
+            self.0.rule_end(p)
+        }
+        fn moves(&self, p: &Self::Pos, out: &mut Vec<Self::Move>) {
+            self.0.moves(p, out)
+        }
+        fn apply(&self, p: &Self::Pos, m: &Self::Move) -> Self::Pos {
+            self.0.apply(p, m)
+        }
+        fn tiers(&self, m: Option<u32>) -> Vec<u32> {
+            self.0.tiers(m)
+        }
+        fn tier_name(&self, t: u32) -> String {
+            self.0.tier_name(t)
+        }
+        fn tier_of(&self, p: &Self::Pos) -> u32 {
+            self.0.tier_of(p)
+        }
+        fn tier_max_pieces(&self, t: u32) -> u32 {
+            self.0.tier_max_pieces(t)
+        }
+        fn tier_size(&self, t: u32) -> u64 {
+            self.0.tier_size(t)
+        }
+        fn tier_positions(&self, t: u32) -> u64 {
+            self.0.tier_positions(t)
+        }
+        fn tier_deps(&self, t: u32) -> Vec<u32> {
+            self.0.tier_deps(t)
+        }
+        fn rank(&self, t: u32, p: &Self::Pos) -> u64 {
+            self.0.rank(t, p)
+        }
+        fn unrank(&self, t: u32, i: u64) -> Self::Pos {
+            self.0.unrank(t, i)
+        }
+        fn unmoves(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>) {
+            self.0.unmoves(p, out)
+        }
+        // No images declared: the default orbit of one position, so the
+        // used slots no longer add up to the tier's positions.
+    }
+    let g = Wrong(CannonChess::four_by_four());
+    let scope = Scope {
+        max_pieces: Some(2),
+        every_slot_up_to: u64::MAX,
+        ..Scope::default()
+    };
+    let err = check_game(&g, &scope).expect_err("orbit sizes are wrong");
+    assert_eq!(err.clause, Clause::OrbitSize, "{err}");
+}
