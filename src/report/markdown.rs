@@ -149,6 +149,12 @@ struct Ctx<'a, 'g, G: ReportGame> {
     used: u64,
 }
 
+/// A file-name-safe stem for a game id: a variant's `:` becomes `@`, as in
+/// its tablebase directory (preset ids are unchanged).
+pub fn file_stem(id: &str) -> String {
+    id.replace(':', "@")
+}
+
 /// One section of the report: appends its markdown (and figures) to `doc`.
 type Section<G> = fn(&Ctx<'_, '_, G>, &mut Document) -> Result<(), String>;
 
@@ -393,7 +399,7 @@ fn per_tier<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(),
         .iter()
         .map(|t| (t.name.clone(), t.all.wins, t.all.draws, t.all.losses))
         .collect();
-    let fig_tiers = format!("{id}-tiers.svg");
+    let fig_tiers = format!("{stem}-tiers.svg", stem = file_stem(id));
     figures.push((
         fig_tiers.clone(),
         svg::wdl_per_tier(
@@ -490,7 +496,7 @@ fn longest_wins<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result
     let _ = writeln!(md, "## Longest wins\n");
     let win_hist = pass.hist(|t| &t.win_hist);
     let loss_hist = pass.hist(|t| &t.loss_hist);
-    let fig_hist = format!("{id}-remoteness.svg");
+    let fig_hist = format!("{stem}-remoteness.svg", stem = file_stem(id));
     figures.push((
         fig_hist.clone(),
         svg::remoteness_histogram(
@@ -690,7 +696,7 @@ fn heat_map<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(),
         }
         shares.push(row);
     }
-    let fig_heat = format!("{id}-heatmap.svg");
+    let fig_heat = format!("{stem}-heatmap.svg", stem = file_stem(id));
     figures.push((
         fig_heat.clone(),
         svg::heat_map(

@@ -90,25 +90,30 @@ pub fn section(id: &str, dir: &Path) -> String {
     }
     let mut s = String::from("## Rule readings and setups\n\n");
     s.push_str(
-        "The start value under each reading of the disputed rules (each rule switch of the \
-         family flipped on this game; `qibase solve VARIANT` makes the tables of a reading \
-         not yet solved) and from each plausible setup (no new tables needed).\n\n",
+        "The start value under each reading of the disputed rules (the preset's rules, each \
+         rule switch of the family alone, all of them, and this game; `qibase solve VARIANT` \
+         makes the tables of a reading not yet solved) and, under this game's rules, from \
+         each plausible setup (no new tables needed).\n\n",
     );
     s.push_str("| variant | start value |\n|---|---|\n");
-    let mut specs = vec![id.to_string()];
-    for sw in switches(base) {
-        let key = sw.split('=').next().unwrap_or(sw);
-        if id.contains(&format!("{key}=")) {
-            continue;
-        }
-        let joined = if id.contains(':') {
-            format!("{id},{sw}")
-        } else {
-            format!("{id}:{sw}")
-        };
-        // Canonical form (sorted keys), as the tables are named.
-        if let Ok(any) = AnyGame::from_id(&joined) {
-            specs.push(with_game!(any, |g| g.id().to_string()));
+    // The base rules, each switch alone, all switches together, and this
+    // game; by canonical name (sorted keys), as the tables are named.
+    let canonical = |spec: &str| {
+        AnyGame::from_id(spec)
+            .ok()
+            .map(|any| with_game!(any, |g| g.id().to_string()))
+    };
+    let sws = switches(base);
+    let mut candidates = vec![base.to_string()];
+    candidates.extend(sws.iter().map(|sw| format!("{base}:{sw}")));
+    candidates.push(format!("{base}:{}", sws.join(",")));
+    candidates.push(id.to_string());
+    let mut specs: Vec<String> = Vec::new();
+    for c in candidates {
+        if let Some(name) = canonical(&c) {
+            if !specs.contains(&name) {
+                specs.push(name);
+            }
         }
     }
     for spec in &specs {
