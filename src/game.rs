@@ -41,8 +41,12 @@ pub enum EndReason {
     BothOnePiece,
     /// The side to move has no legal move: it loses.
     NoLegalMove,
-    /// Fewer than four soldiers remain: the cannons have won.
+    /// Fewer soldiers remain than the threshold (4 in the presets): the
+    /// cannons have won.
     SoldiersBelowFour,
+    /// No cannon can move and the static reading of immobility is in force:
+    /// the soldiers have won, whoever is to move.
+    CannonsImmobile,
 }
 
 impl EndReason {
@@ -52,7 +56,8 @@ impl EndReason {
             EndReason::OpponentHasNoPieces => "the opponent has no pieces left",
             EndReason::BothOnePiece => "both sides are down to one piece",
             EndReason::NoLegalMove => "the side to move has no legal move",
-            EndReason::SoldiersBelowFour => "fewer than four soldiers remain",
+            EndReason::SoldiersBelowFour => "too few soldiers remain",
+            EndReason::CannonsImmobile => "no cannon can move",
         }
     }
 }
@@ -92,6 +97,12 @@ pub trait Game: Send + Sync {
 
     /// Game id as used on the command line, e.g. `cannon-chess`.
     fn id(&self) -> &str;
+    /// The full parameter set of the rules as a canonical variant string
+    /// (`GAME:key=value,…`, keys sorted, defaults dropped; a preset is just
+    /// its id). Recorded in every tier header.
+    fn variant_spec(&self) -> String {
+        self.id().to_string()
+    }
     /// Human name, e.g. `Cannon Chess 5×4`.
     fn title(&self) -> &str;
     /// One line describing the board, e.g. `4 files × 5 ranks, 20 points`.

@@ -10,7 +10,8 @@ use qibase::cli::{
 #[command(
     name = "qibase",
     version,
-    about = "Exact solutions of small traditional Chinese board games"
+    about = "Exact solutions of small traditional Chinese board games",
+    after_help = qibase::games::variant::help_text()
 )]
 struct Cli {
     #[command(subcommand)]

@@ -216,3 +216,131 @@ fn three_cannons_five_soldiers_matches_brute_force() {
     consistent(&g, Some(5));
     thread_independent(&g, Some(5));
 }
+
+// ----- variants (issue 12): every rule switch, small boards --------------------
+
+/// Un-moves exactly invert moves, at the level of index slots: for every
+/// position q and every non-capturing move q → c, q's slot is among the
+/// slots of the un-moves of c's stored position; and every un-move of a
+/// stored position p is a position without rule end that has a move into
+/// p's slot.
+fn unmoves_exact<G: Game>(g: &G, max: Option<u32>) {
+    for t in g.tiers(max) {
+        let bad: usize = (0..g.tier_size(t))
+            .into_par_iter()
+            .map(|i| {
+                let p = g.unrank(t, i);
+                if g.rank(t, &p) != i {
+                    return 0;
+                }
+                let mut bad = 0;
+                let mut qs = Vec::new();
+                g.unmoves(&p, &mut qs);
+                for q in &qs {
+                    let mut ms = Vec::new();
+                    g.moves(q, &mut ms);
+                    let ok = g.tier_of(q) == t
+                        && g.rule_end(q).is_none()
+                        && ms.iter().any(|m| {
+                            let c = g.apply(q, m);
+                            g.tier_of(&c) == t && g.rank(t, &c) == i
+                        });
+                    if !ok {
+                        bad += 1;
+                    }
+                }
+                if g.rule_end(&p).is_some() {
+                    return bad;
+                }
+                let mut ms = Vec::new();
+                g.moves(&p, &mut ms);
+                for m in &ms {
+                    let c = g.apply(&p, m);
+                    if g.tier_of(&c) != t {
+                        continue;
+                    }
+                    let ci = g.rank(t, &c);
+                    let stored = g.unrank(t, ci);
+                    let mut back = Vec::new();
+                    g.unmoves(&stored, &mut back);
+                    if !back.iter().any(|q| g.rank(t, q) == i) {
+                        bad += 1;
+                    }
+                }
+                bad
+            })
+            .sum();
+        assert_eq!(
+            bad,
+            0,
+            "{} tier {}: un-moves not exact",
+            g.id(),
+            g.tier_name(t)
+        );
+    }
+}
+
+fn check_variant(spec: &str, max: Option<u32>) {
+    use qibase::games::AnyGame;
+    let any = AnyGame::from_id(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    qibase::with_game!(any, |g| {
+        assert_eq!(g.id(), spec, "canonical name");
+        let n = compare(g, max);
+        assert!(n > 0);
+        consistent(g, max);
+        unmoves_exact(g, max);
+    });
+}
+
+#[test]
+fn cannon_chess_variants_match_brute_force() {
+    for (spec, max) in [
+        ("cannon-chess-4x4:tiao=any", Some(3)),
+        ("cannon-chess:tiao=any", Some(2)),
+        ("cannon-chess:board=3x3,pieces=3,tiao=any", None),
+        (
+            "cannon-chess:board=3x3,lone=step,one-v-one=play,pieces=3",
+            None,
+        ),
+        ("cannon-chess:board=4x3,lone=step,pieces=4", None),
+        (
+            "cannon-chess:board=4x3,one-v-one=play,pieces=4,tiao=any",
+            None,
+        ),
+        (
+            "cannon-chess:board=3x4,lone=step,one-v-one=play,pieces=4,tiao=any",
+            Some(3),
+        ),
+        ("cannon-chess:board=5x5,pieces=3,tiao=any", Some(2)),
+        ("cannon-chess:board=8x2,pieces=4,tiao=any", Some(3)),
+    ] {
+        check_variant(spec, max);
+    }
+}
+
+#[test]
+fn cannons_variants_match_brute_force() {
+    for (spec, max) in [
+        ("two-cannons:immobility=static", Some(3)),
+        (
+            "three-cannons:board=4x4,immobility=static,soldiers=6,threshold=3",
+            None,
+        ),
+        ("two-cannons:board=3x3,soldiers=4,threshold=2", None),
+        (
+            "two-cannons:board=3x3,immobility=static,soldiers=5,threshold=1",
+            None,
+        ),
+        (
+            "two-cannons:board=4x3,cannons=1,immobility=static,soldiers=6,threshold=3",
+            None,
+        ),
+        (
+            "two-cannons:board=4x4,immobility=static,soldiers=8,threshold=5",
+            Some(7),
+        ),
+        ("three-cannons:board=5x3,soldiers=8,threshold=2", Some(6)),
+    ] {
+        check_variant(spec, max);
+    }
+}

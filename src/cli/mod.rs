@@ -7,6 +7,7 @@ pub mod bench_http;
 pub mod bench_probe;
 pub mod convert;
 pub mod engine;
+pub mod estimate;
 pub mod play;
 pub mod query;
 pub mod report;

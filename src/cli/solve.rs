@@ -5,14 +5,14 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{game_by_id, CliError, CliResult};
+use super::{estimate, game_by_id, CliError, CliResult};
 use crate::games::GAME_IDS;
 use crate::solver::{peak_rss_bytes, solve_game, SolveOptions, TierReport};
 use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
-    /// Game ids to solve (see `qibase games`).
+    /// Game ids or variants to solve (`GAME:key=value,…`; see `qibase games` and `qibase --help`).
     pub games: Vec<String>,
     /// Solve every game.
     #[arg(long)]
@@ -29,6 +29,10 @@ pub struct SolveArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// Print positions, slots, the largest tier and the memory needed, and
+    /// solve nothing.
+    #[arg(long)]
+    pub estimate: bool,
 }
 
 pub fn run(a: &SolveArgs) -> CliResult {
@@ -44,6 +48,17 @@ pub fn run(a: &SolveArgs) -> CliResult {
         .iter()
         .map(|id| game_by_id(id))
         .collect::<Result<Vec<_>, _>>()?;
+    // Refuse what the solver cannot take before anything is solved.
+    let estimates = games
+        .iter()
+        .map(|g| estimate::check(g, a.max_pieces))
+        .collect::<Result<Vec<_>, _>>()?;
+    if a.estimate {
+        for (g, e) in games.iter().zip(&estimates) {
+            estimate::print(g, e);
+        }
+        return Ok(());
+    }
     let pool = thread_pool(a.threads)?;
     let opts = SolveOptions {
         dir: a.dir.clone(),

@@ -52,12 +52,47 @@
 
 use super::grid;
 use super::rules_hash::RulesHasher;
+use super::variant::{self, ParamDoc};
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
 use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
 
-/// Most pieces one side may have (the material of the real game).
+/// Most pieces one side may have in the presets (the material of the real game).
 pub const MAX_SIDE: u32 = 6;
+
+/// Most pieces one side may have in any variant (tier keys hold 4 bits a side).
+const MAX_PIECES: u32 = 15;
+
+/// Most entries of the per-set class table (Σ C(n, m) over m ≤ pieces; 4
+/// bytes each): beyond it the numbering tables alone would not fit.
+const MAX_SET_TABLE: u64 = 40_000_000;
+
+/// Who may capture two enemy pieces by entering between them (挑).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Tiao {
+    /// Only a lone piece (the seed's rule).
+    Lone,
+    /// Any piece (the traditional 六子冲 rule as Lin Jifu gives it).
+    Any,
+}
+
+/// The rule switches of the family (the presets use [`CcRules::PRESET`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CcRules {
+    pub tiao: Tiao,
+    /// A lone piece slides any distance (else it steps like the others).
+    pub lone_slides: bool,
+    /// One piece against one is a draw by rule (else play goes on).
+    pub one_v_one_draw: bool,
+}
+
+impl CcRules {
+    pub const PRESET: CcRules = CcRules {
+        tiao: Tiao::Lone,
+        lone_slides: true,
+        one_v_one_draw: true,
+    };
+}
 
 /// Bump when the rules or the numbering implemented here change (part of
 /// `rules_hash`, so tablebases of an older numbering are refused).
@@ -115,6 +150,11 @@ pub struct CannonChess {
     board: u32,
     start: CcPos,
     start_str: String,
+    /// Most pieces a side may have (tiers go up to it).
+    max_side: u32,
+    rules: CcRules,
+    /// `rules_hash`, fixed when the game is built (presets: today's hash).
+    hash: u64,
     /// Precomputed per-point tables (boxed: keeps the registry enum small).
     tab: Box<Tables>,
     /// Three contiguous points of a file, lowest at bit 0 (1 | 1<<W | 1<<2W).
@@ -126,33 +166,50 @@ pub struct CannonChess {
 impl CannonChess {
     /// The seed game: 4 files × 5 ranks, six pieces a side.
     pub fn standard() -> Self {
-        Self::new(
-            "cannon-chess",
-            "Cannon Chess 5×4",
-            4,
-            5,
-            "OOOO/O..O/..../X..X/XXXX X",
-        )
-        .expect("valid built-in setup")
+        CannonChessParams::preset("cannon-chess")
+            .and_then(|p| p.build().ok())
+            .expect("valid preset")
     }
 
     /// The variant on the traditional 4 × 4 board of 六子冲.
     pub fn four_by_four() -> Self {
-        Self::new(
-            "cannon-chess-4x4",
-            "Cannon Chess 4×4 (六子冲 board)",
-            4,
-            4,
-            "OOOO/O..O/X..X/XXXX X",
-        )
-        .expect("valid built-in setup")
+        CannonChessParams::preset("cannon-chess-4x4")
+            .and_then(|p| p.build().ok())
+            .expect("valid preset")
     }
 
     /// A board of `w` files × `h` ranks (w·h ≤ 32, w, h ≤ 26 and ≥ 1) with the start
     /// position `start` in position-string notation.
     pub fn new(id: &str, title: &str, w: u32, h: u32, start: &str) -> Result<Self, String> {
+        Self::with_rules(id, title, w, h, start, MAX_SIDE, CcRules::PRESET)
+    }
+
+    /// A board with `max_side` pieces a side at most and these rule
+    /// switches. A preset's id (no `:`) with the preset rules and six
+    /// pieces keeps today's rules hash; any other variant hashes its name.
+    pub fn with_rules(
+        id: &str,
+        title: &str,
+        w: u32,
+        h: u32,
+        start: &str,
+        max_side: u32,
+        rules: CcRules,
+    ) -> Result<Self, String> {
         if w == 0 || h == 0 || w > 26 || w * h > 32 {
             return Err(format!("unsupported board {w} × {h}"));
+        }
+        if max_side == 0 || max_side > MAX_PIECES {
+            return Err(format!(
+                "{max_side} pieces a side: from 1 to {MAX_PIECES} are supported"
+            ));
+        }
+        let table: u64 = (0..=max_side).map(|m| binom(w * h, m)).sum();
+        if table > MAX_SET_TABLE {
+            return Err(format!(
+                "{max_side} pieces a side on {} points need {table} numbering-table entries (at most {MAX_SET_TABLE})",
+                w * h
+            ));
         }
         let n = w * h;
         let board = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
@@ -169,6 +226,9 @@ impl CannonChess {
                 x_to_move: true,
             },
             start_str: String::new(),
+            max_side,
+            rules,
+            hash: 0,
             tab: Box::new(Tables {
                 neigh: [0; 32],
                 nb: [[NONE; 32]; 4],
@@ -178,7 +238,7 @@ impl CannonChess {
             }),
             // Files shorter than three points never hold a shot.
             file3: if h >= 3 { 1 | 1 << w | 1 << (2 * w) } else { 0 },
-            num: PairNumbering::new(w, h, MAX_SIDE, MAX_SIDE),
+            num: PairNumbering::new(w, h, max_side, max_side),
         };
         for p in 0..n {
             let (f, r) = (p % w, p / w);
@@ -218,7 +278,57 @@ impl CannonChess {
         let sp = g.parse_pos(start)?;
         g.start = sp;
         g.start_str = g.format_pos(&sp);
+        g.hash = if rules == CcRules::PRESET && max_side == MAX_SIDE && !id.contains(':') {
+            g.preset_rules_hash()
+        } else {
+            RulesHasher::new()
+                .feed(b"cannon-chess/variant")
+                .feed(&RULES_VERSION.to_le_bytes())
+                .feed(id.as_bytes())
+                .finish()
+        };
         Ok(g)
+    }
+
+    /// The rules hash of the presets, unchanged since the first tablebases
+    /// (board, material and start position).
+    fn preset_rules_hash(&self) -> u64 {
+        let (x, o) = self.colours(&self.start);
+        RulesHasher::new()
+            .feed(b"cannon-chess")
+            .feed(&RULES_VERSION.to_le_bytes())
+            .feed(&self.w.to_le_bytes())
+            .feed(&self.h.to_le_bytes())
+            .feed(&MAX_SIDE.to_le_bytes())
+            .feed(&x.count_ones().to_le_bytes())
+            .feed(&o.count_ones().to_le_bytes())
+            .feed(self.start_str.as_bytes())
+            .finish()
+    }
+
+    /// Replace the start position (a setup is not a rule: name, hash and
+    /// tables stay the same).
+    pub fn with_start(mut self, start: CcPos, title: &str) -> Self {
+        self.start = start;
+        self.title = title.to_string();
+        self
+    }
+
+    /// The rule switches in force.
+    pub fn rules(&self) -> CcRules {
+        self.rules
+    }
+
+    /// Most pieces a side may have.
+    pub fn max_side(&self) -> u32 {
+        self.max_side
+    }
+
+    /// A bound on the distinct non-capturing moves of a position (what the
+    /// solver's counter must hold): four steps per piece, or a lone
+    /// piece's slides along its rank and file.
+    pub fn max_in_tier_moves(&self) -> u32 {
+        (4 * self.max_side).max(self.w + self.h - 2)
     }
 
     /// Number of board symmetries used by the numbering (8 on a square
@@ -245,7 +355,7 @@ impl CannonChess {
     }
 
     /// Number of classes (orbits under the board symmetries) of point sets
-    /// of `m` points, `m ≤ MAX_SIDE`.
+    /// of `m` points, `m ≤ max_side()`.
     pub fn set_classes(&self, m: u32) -> u64 {
         self.num.classes(m)
     }
@@ -355,8 +465,20 @@ impl CannonChess {
         self.num.size(a, b)
     }
 
-    fn is_terminal_counts(m: u32, o: u32) -> bool {
-        m == 0 || o == 0 || (m == 1 && o == 1)
+    /// Piece counts (mover, other) at which the game has ended by rule.
+    fn is_terminal_counts(&self, m: u32, o: u32) -> bool {
+        m == 0 || o == 0 || (self.rules.one_v_one_draw && m == 1 && o == 1)
+    }
+
+    /// Enemy pieces taken by 挑 when a piece of a side with `own` pieces
+    /// arrives on `t`: with the seed's rule only a lone piece does it.
+    #[inline(always)]
+    fn tiao_captures(&self, own: u32, opp: u32, t: usize) -> u32 {
+        if own & (own - 1) == 0 || self.rules.tiao == Tiao::Any {
+            self.lone_captures(opp, t)
+        } else {
+            0
+        }
     }
 }
 
@@ -382,17 +504,7 @@ impl Game for CannonChess {
     }
 
     fn rules_hash(&self) -> u64 {
-        let (x, o) = self.colours(&self.start);
-        RulesHasher::new()
-            .feed(b"cannon-chess")
-            .feed(&RULES_VERSION.to_le_bytes())
-            .feed(&self.w.to_le_bytes())
-            .feed(&self.h.to_le_bytes())
-            .feed(&MAX_SIDE.to_le_bytes())
-            .feed(&x.count_ones().to_le_bytes())
-            .feed(&o.count_ones().to_le_bytes())
-            .feed(self.start_str.as_bytes())
-            .finish()
+        self.hash
     }
 
     fn side_letter(&self, side: Side) -> char {
@@ -455,10 +567,11 @@ impl Game for CannonChess {
             }
         }
         for (letter, set) in [('X', x), ('O', o)] {
-            if set.count_ones() > MAX_SIDE {
+            if set.count_ones() > self.max_side {
                 return Err(format!(
-                    "too many pieces: {letter} has {}, at most {MAX_SIDE} per side",
-                    set.count_ones()
+                    "too many pieces: {letter} has {}, at most {} per side",
+                    set.count_ones(),
+                    self.max_side
                 ));
             }
         }
@@ -604,7 +717,7 @@ impl Game for CannonChess {
                 value: Value::Win(0),
                 reason: EndReason::OpponentHasNoPieces,
             })
-        } else if me & (me - 1) == 0 && opp & (opp - 1) == 0 {
+        } else if self.rules.one_v_one_draw && me & (me - 1) == 0 && opp & (opp - 1) == 0 {
             Some(GameEnd {
                 value: Value::Draw,
                 reason: EndReason::BothOnePiece,
@@ -628,11 +741,15 @@ impl Game for CannonChess {
                         to: t,
                         captured: self.lone_captures(opp, t as usize),
                     });
+                    if !self.rules.lone_slides {
+                        break;
+                    }
                     t = self.tab.nb[d][t as usize];
                 }
             }
             return;
         }
+        let tiao_any = self.rules.tiao == Tiao::Any;
         let empty = self.board & !occ;
         let mut pieces = me;
         while pieces != 0 {
@@ -643,10 +760,14 @@ impl Game for CannonChess {
             while targets != 0 {
                 let t = targets.trailing_zeros();
                 targets &= targets - 1;
+                let mut captured = self.shots(rest | 1 << t, opp, t as usize);
+                if tiao_any {
+                    captured |= self.lone_captures(opp, t as usize);
+                }
                 out.push(CcMove {
                     from: f as u8,
                     to: t as u8,
-                    captured: self.shots(rest | 1 << t, opp, t as usize),
+                    captured,
                 });
             }
         }
@@ -662,7 +783,7 @@ impl Game for CannonChess {
     }
 
     fn tiers(&self, max_pieces: Option<u32>) -> Vec<TierKey> {
-        let max = max_pieces.unwrap_or(MAX_SIDE).min(MAX_SIDE);
+        let max = max_pieces.unwrap_or(self.max_side).min(self.max_side);
         let mut v = Vec::new();
         // Every capture lowers the total count, so order by total.
         for total in 0..=2 * max {
@@ -716,18 +837,24 @@ impl Game for CannonChess {
     fn tier_deps(&self, t: TierKey) -> Vec<TierKey> {
         let (a, b) = (t / 16, t % 16);
         let mut v = Vec::new();
+        let tiao_any = self.rules.tiao == Tiao::Any;
         for (m, o) in [(a, b), (b, a)] {
-            if Self::is_terminal_counts(m, o) {
+            if self.is_terminal_counts(m, o) {
                 continue;
             }
             // A cannon-shot needs two own pieces; a double capture needs a
-            // lone piece or at least three own pieces (one on each line
-            // besides the mover).
+            // lone piece, 挑 by any piece, or at least three own pieces (one
+            // on each line besides the mover). 挑 takes the pair across the
+            // line of travel (the point the piece left is empty), so with
+            // it at most one shot (along the travel) comes on top: three.
             if m >= 2 && o >= 1 {
                 v.push(Self::tier_key(o - 1, m));
             }
-            if (m == 1 || m >= 3) && o >= 2 {
+            if (m == 1 || m >= 3 || tiao_any) && o >= 2 {
                 v.push(Self::tier_key(o - 2, m));
+            }
+            if tiao_any && m >= 2 && o >= 3 {
+                v.push(Self::tier_key(o - 3, m));
             }
         }
         v.sort_unstable();
@@ -778,7 +905,7 @@ impl Game for CannonChess {
         let stay = p.me;
         let pc = prev.count_ones();
         let sc = stay.count_ones();
-        if Self::is_terminal_counts(pc, sc) {
+        if self.is_terminal_counts(pc, sc) {
             // q would have the same counts (mover pc, other sc): a rule end.
             return;
         }
@@ -798,6 +925,9 @@ impl Game for CannonChess {
                         opp: stay,
                         x_to_move,
                     });
+                    if !self.rules.lone_slides {
+                        break;
+                    }
                     f = self.tab.nb[d][f as usize];
                 }
             }
@@ -810,7 +940,9 @@ impl Game for CannonChess {
             pieces &= pieces - 1;
             // The shot depends only on the position after the move and the
             // arrival point, not on where the piece came from.
-            if self.shots(prev, stay, t as usize) != 0 {
+            if self.shots(prev, stay, t as usize) != 0
+                || self.tiao_captures(prev, stay, t as usize) != 0
+            {
                 continue;
             }
             let rest = prev & !(1 << t);
@@ -832,9 +964,258 @@ impl Game for CannonChess {
     }
 }
 
+/// The parameters of the family, documented for `--help` and errors.
+pub const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "board",
+        values: "WxH",
+        help: "W files by H ranks, at most 32 points (cannon-chess 4x5, cannon-chess-4x4 4x4)",
+    },
+    ParamDoc {
+        key: "pieces",
+        values: "N",
+        help: "pieces a side at the start, the most a side may have (presets: 6)",
+    },
+    ParamDoc {
+        key: "tiao",
+        values: "lone|any",
+        help: "who captures two enemies by stopping between them (挑): only a lone piece \
+               (default, the seed) or any piece (traditional 六子冲, Lin Jifu)",
+    },
+    ParamDoc {
+        key: "lone",
+        values: "slide|step",
+        help: "a lone piece slides any distance along a line (default) or steps like the others",
+    },
+    ParamDoc {
+        key: "one-v-one",
+        values: "draw|play",
+        help: "one piece against one is a draw by rule (default) or play goes on",
+    },
+    ParamDoc {
+        key: "setup",
+        values: "RANKS",
+        help: "start board, ranks from the top separated by '/', X O . (X moves first); \
+               default: a full edge row plus the two ends of the next row (filled from \
+               both ends inward as the piece count allows), O mirrored at the top",
+    },
+];
+
+/// A preset of the family with parameters applied: builds the game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CannonChessParams {
+    preset: &'static str,
+    title: &'static str,
+    pub width: u32,
+    pub height: u32,
+    pub pieces: u32,
+    pub rules: CcRules,
+    /// An explicit start position (board part, optional side); `None`: the
+    /// default pattern.
+    pub setup: Option<String>,
+}
+
+impl CannonChessParams {
+    /// The parameters of preset `id`, if it is one of this family.
+    pub fn preset(id: &str) -> Option<CannonChessParams> {
+        let (preset, title, height) = match id {
+            "cannon-chess" => ("cannon-chess", "Cannon Chess 5×4", 5),
+            "cannon-chess-4x4" => ("cannon-chess-4x4", "Cannon Chess 4×4 (六子冲 board)", 4),
+            _ => return None,
+        };
+        Some(CannonChessParams {
+            preset,
+            title,
+            width: 4,
+            height,
+            pieces: MAX_SIDE,
+            rules: CcRules::PRESET,
+            setup: None,
+        })
+    }
+
+    /// Set one parameter (values are checked here; combinations in `build`).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let word = |words: &[&str]| variant::parse_word(key, value, words);
+        match key {
+            "board" => (self.width, self.height) = variant::parse_board(value)?,
+            "pieces" => self.pieces = variant::parse_count(key, value, 1, MAX_PIECES)?,
+            "tiao" => self.rules.tiao = [Tiao::Lone, Tiao::Any][word(&["lone", "any"])?],
+            "lone" => self.rules.lone_slides = word(&["slide", "step"])? == 0,
+            "one-v-one" => self.rules.one_v_one_draw = word(&["draw", "play"])? == 0,
+            "setup" => self.setup = Some(value.to_string()),
+            _ => return Err(variant::unknown_key(self.preset, key, PARAMS)),
+        }
+        Ok(())
+    }
+
+    /// The rule parameters that differ from the preset, as key/value pairs.
+    fn changed(&self) -> Vec<(&'static str, String)> {
+        let base = Self::preset(self.preset).expect("a preset");
+        let mut v = Vec::new();
+        if (self.width, self.height) != (base.width, base.height) {
+            v.push(("board", format!("{}x{}", self.width, self.height)));
+        }
+        if self.pieces != base.pieces {
+            v.push(("pieces", self.pieces.to_string()));
+        }
+        if self.rules.tiao != base.rules.tiao {
+            v.push(("tiao", "any".to_string()));
+        }
+        if self.rules.lone_slides != base.rules.lone_slides {
+            v.push(("lone", "step".to_string()));
+        }
+        if self.rules.one_v_one_draw != base.rules.one_v_one_draw {
+            v.push(("one-v-one", "play".to_string()));
+        }
+        v
+    }
+
+    /// The canonical variant name (the setup is not part of it).
+    pub fn name(&self) -> String {
+        variant::canonical(self.preset, self.changed())
+    }
+
+    /// The default start: X fills its edge rows (rank 1 up) and puts the
+    /// rest of its pieces on the next rank from both ends inward; O the
+    /// same from the top. Six pieces on four files give both presets'
+    /// setups (a full row plus the two ends of the next).
+    pub fn default_setup(&self) -> Result<String, String> {
+        let (w, h, p) = (self.width, self.height, self.pieces);
+        let rows = p.div_ceil(w);
+        if 2 * rows > h {
+            return Err(format!(
+                "{p} pieces a side do not fit the default setup on a {w}x{h} board \
+                 ({rows} ranks each side): give setup="
+            ));
+        }
+        let mut grid = vec![vec!['.'; w as usize]; h as usize]; // grid[0] = rank 1
+        let mut row_files = vec![(0..w).collect::<Vec<u32>>(); (p / w) as usize];
+        if p % w != 0 {
+            row_files.push(variant::from_ends(w, p % w));
+        }
+        for (r, files) in row_files.iter().enumerate() {
+            for &f in files {
+                grid[r][f as usize] = 'X';
+                grid[h as usize - 1 - r][f as usize] = 'O';
+            }
+        }
+        let ranks: Vec<String> = grid.iter().rev().map(|r| r.iter().collect()).collect();
+        Ok(format!("{} X", ranks.join("/")))
+    }
+
+    /// Build the game, checking that the parameters fit together.
+    pub fn build(&self) -> Result<CannonChess, String> {
+        let name = self.name();
+        if 2 * self.pieces > self.width * self.height {
+            return Err(format!(
+                "{name}: {} pieces a side do not fit on {} points",
+                self.pieces,
+                self.width * self.height
+            ));
+        }
+        let changed = self.changed();
+        let title = if changed.is_empty() {
+            self.title.to_string()
+        } else {
+            let list: Vec<String> = changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("Cannon Chess ({})", list.join(", "))
+        };
+        // The tables are built with the default start (or, if it does not
+        // fit, an empty board) and the setup replaces it.
+        let start = match (&self.setup, self.default_setup()) {
+            (_, Ok(s)) => s,
+            (None, Err(e)) => return Err(format!("{name}: {e}")),
+            (Some(_), Err(_)) => {
+                let ranks = vec![".".repeat(self.width as usize); self.height as usize];
+                format!("{} X", ranks.join("/"))
+            }
+        };
+        let g = CannonChess::with_rules(
+            &name,
+            &title,
+            self.width,
+            self.height,
+            &start,
+            self.pieces,
+            self.rules,
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
+        let Some(setup) = &self.setup else {
+            return Ok(g);
+        };
+        let p = g
+            .parse_pos(&variant::setup_position(setup, 'X'))
+            .map_err(|e| format!("{name}: bad setup '{setup}': {e}"))?;
+        let title = format!("{title}, setup {}", g.format_pos(&p));
+        Ok(g.with_start(p, &title))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn presets_keep_their_setup_and_hash() {
+        // The rules hashes recorded in every existing tablebase of the presets.
+        let g = CannonChess::standard();
+        assert_eq!(g.id(), "cannon-chess");
+        assert_eq!(g.format_pos(&g.start()), "OOOO/O..O/..../X..X/XXXX X");
+        assert_eq!(g.rules_hash(), 0xe46c_7f60_455f_02a2);
+        let g = CannonChess::four_by_four();
+        assert_eq!(g.id(), "cannon-chess-4x4");
+        assert_eq!(g.format_pos(&g.start()), "OOOO/O..O/X..X/XXXX X");
+        assert_eq!(g.rules_hash(), 0x6e55_0a4f_9737_16ea);
+    }
+
+    #[test]
+    fn variant_names_setups_and_errors() {
+        let mut p = CannonChessParams::preset("cannon-chess").unwrap();
+        p.set("tiao", "any").unwrap();
+        p.set("board", "4x5").unwrap();
+        let g = p.build().unwrap();
+        assert_eq!(g.id(), "cannon-chess:tiao=any");
+        assert_ne!(g.rules_hash(), CannonChess::standard().rules_hash());
+        p.set("board", "5x5").unwrap();
+        p.set("one-v-one", "play").unwrap();
+        p.set("pieces", "7").unwrap();
+        assert_eq!(
+            p.name(),
+            "cannon-chess:board=5x5,one-v-one=play,pieces=7,tiao=any"
+        );
+        assert_eq!(
+            p.default_setup().unwrap(),
+            "OOOOO/O...O/...../X...X/XXXXX X"
+        );
+        p.set("board", "3x3").unwrap();
+        assert!(p.build().err().unwrap().contains("do not fit on 9 points"));
+        p.set("pieces", "4").unwrap();
+        assert!(p.build().err().unwrap().contains("setup="));
+        p.set("pieces", "2").unwrap();
+        assert_eq!(p.default_setup().unwrap(), "O.O/.../X.X X");
+        p.set("setup", "OO./.../.XX").unwrap();
+        let g = p.build().unwrap();
+        assert_eq!(g.format_pos(&g.start()), "OO./.../.XX X");
+        assert_eq!(
+            g.id(),
+            "cannon-chess:board=3x3,one-v-one=play,pieces=2,tiao=any"
+        );
+        p.set("setup", "OOO/.../.XX").unwrap();
+        assert!(p.build().err().unwrap().contains("too many pieces"));
+        assert!(p.set("tiao", "all").unwrap_err().contains("lone, any"));
+        assert!(p.set("pieces", "16").is_err());
+        assert!(p
+            .set("size", "3")
+            .unwrap_err()
+            .contains("allowed: board, pieces"));
+        // A setup only moves the start: same name and tables.
+        let mut s = CannonChessParams::preset("cannon-chess-4x4").unwrap();
+        s.set("setup", "OOOO/.OO./.XX./XXXX").unwrap();
+        let sg = s.build().unwrap();
+        assert_eq!(sg.id(), "cannon-chess-4x4");
+        assert_eq!(sg.rules_hash(), CannonChess::four_by_four().rules_hash());
+    }
 
     #[test]
     fn other_board_sizes() {

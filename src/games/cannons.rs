@@ -4,8 +4,10 @@
 //! Rules (see `docs/rules.md`): every piece steps one point orthogonally to
 //! an adjacent empty point; a cannon may instead jump over an adjacent empty
 //! point onto a soldier directly beyond it, capturing it. The cannons win as
-//! soon as fewer than four soldiers remain; a side with no legal move on its
-//! turn loses.
+//! soon as fewer soldiers remain than the threshold (4 in the presets); a
+//! side with no legal move on its turn loses. Two rule readings are
+//! switches ([`CannonsRules`]): the threshold, and whether immobile cannons
+//! lose only on their own turn (`on-turn`) or at once (`static`).
 //!
 //! Board: points are numbered `rank * W + file` (a1 = 0, b1 = 1, …), one bit
 //! each in a `u32` bitboard.
@@ -29,6 +31,7 @@ use std::fmt::Write as _;
 
 use super::grid;
 use super::rules_hash::RulesHasher;
+use super::variant::{self, ParamDoc};
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
 use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
@@ -36,8 +39,35 @@ use crate::value::Value;
 /// Bump when the rules or the numbering change: tablebases record it.
 const RULES_VERSION: u64 = 1;
 
-/// Soldiers needed to go on: with fewer the cannons have won.
+/// Soldiers needed to go on in the presets: with fewer the cannons have won.
 const MIN_SOLDIERS: u32 = 4;
+
+/// When immobile cannons lose.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Immobility {
+    /// Only on their own turn (the common rule: no legal move, you lose);
+    /// with the soldiers to move the game goes on. qibase's default.
+    OnTurn,
+    /// As soon as no cannon can move, whoever is to move (sanpao15's
+    /// reading): with the soldiers to move such a position is already
+    /// their win.
+    Static,
+}
+
+/// The rule switches of the family (the presets use [`CannonsRules::PRESET`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct CannonsRules {
+    /// With fewer soldiers than this the cannons have won.
+    pub threshold: u32,
+    pub immobility: Immobility,
+}
+
+impl CannonsRules {
+    pub const PRESET: CannonsRules = CannonsRules {
+        threshold: MIN_SOLDIERS,
+        immobility: Immobility::OnTurn,
+    };
+}
 
 /// A position: cannon and soldier bitboards and the side to move
 /// (`Side::First` = cannons).
@@ -76,6 +106,9 @@ pub struct Cannons {
     n_cannons: u32,
     max_soldiers: u32,
     start: CannonsPos,
+    rules: CannonsRules,
+    /// `rules_hash`, fixed when the game is built (presets: today's hash).
+    hash: u64,
     /// Move tables, boxed so the game value itself stays small.
     t: Box<Tables>,
     /// Slot numbering of (cannons, soldiers) under the board symmetries.
@@ -93,28 +126,16 @@ struct Tables {
 impl Cannons {
     /// Two Cannons, Twelve Soldiers.
     pub fn two_cannons() -> Self {
-        Self::new(
-            "two-cannons",
-            "Two Cannons, Twelve Soldiers",
-            5,
-            5,
-            2,
-            12,
-            "SSSSS/SSSSS/S...S/...../.C.C. C",
-        )
+        CannonsParams::preset("two-cannons")
+            .and_then(|p| p.build().ok())
+            .expect("valid preset")
     }
 
     /// Three Cannons, Fifteen Soldiers (三炮十五兵).
     pub fn three_cannons() -> Self {
-        Self::new(
-            "three-cannons",
-            "Three Cannons, Fifteen Soldiers (三炮十五兵)",
-            5,
-            5,
-            3,
-            15,
-            "SSSSS/SSSSS/SSSSS/...../.CCC. C",
-        )
+        CannonsParams::preset("three-cannons")
+            .and_then(|p| p.build().ok())
+            .expect("valid preset")
     }
 
     /// A game on a `w` × `h` board (at most 32 points) with `n_cannons`
@@ -129,7 +150,7 @@ impl Cannons {
         start: &str,
     ) -> Self {
         let n = w * h;
-        assert!(n <= 32 && w <= 26 && h <= 9 && w >= 1 && h >= 1);
+        assert!(n <= 32 && (1..=26).contains(&w) && h >= 1);
         assert!(n_cannons >= 1 && n_cannons + max_soldiers <= n);
         let full = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
         let pt = |x: i32, y: i32| -> Option<u32> {
@@ -163,12 +184,88 @@ impl Cannons {
                 soldiers: 0,
                 side: Side::First,
             },
+            rules: CannonsRules::PRESET,
+            hash: 0,
             t: Box::new(Tables { adj, jump }),
             num: PairNumbering::new(w, h, n_cannons, max_soldiers),
         };
 
         g.start = g.parse_pos(start).expect("valid start position");
+        g.hash = g.preset_rules_hash();
         g
+    }
+
+    /// The same board and material under other rule switches, with its own
+    /// name and title; the name (the canonical variant name) enters the
+    /// rules hash unless the switches are the presets'.
+    pub fn with_rules(mut self, rules: CannonsRules, id: &str, title: &str) -> Self {
+        self.rules = rules;
+        self.id = id.to_string();
+        self.title = title.to_string();
+        self.hash = if rules == CannonsRules::PRESET && !id.contains(':') {
+            self.preset_rules_hash()
+        } else {
+            RulesHasher::new()
+                .feed(b"qibase/cannons-and-soldiers/variant")
+                .feed(&RULES_VERSION.to_le_bytes())
+                .feed(id.as_bytes())
+                .finish()
+        };
+        self
+    }
+
+    /// Replace the start position (a setup is not a rule: name, hash and
+    /// tables stay the same).
+    pub fn with_start(mut self, start: CannonsPos) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// The rules hash of the presets, unchanged since the first tablebases
+    /// (board, material, threshold 4 and start position).
+    fn preset_rules_hash(&self) -> u64 {
+        let mut h = RulesHasher::new();
+        let mut feed = |bytes: &[u8]| {
+            h.feed(bytes);
+        };
+        feed(b"qibase/cannons-and-soldiers");
+        feed(&RULES_VERSION.to_le_bytes());
+        feed(&self.w.to_le_bytes());
+        feed(&self.h.to_le_bytes());
+        feed(&self.n_cannons.to_le_bytes());
+        feed(&self.max_soldiers.to_le_bytes());
+        feed(&MIN_SOLDIERS.to_le_bytes());
+        feed(&self.start.cannons.to_le_bytes());
+        feed(&self.start.soldiers.to_le_bytes());
+        feed(&[matches!(self.start.side, Side::Second) as u8]);
+        h.finish()
+    }
+
+    /// The rule switches in force.
+    pub fn rules(&self) -> CannonsRules {
+        self.rules
+    }
+
+    /// A bound on the distinct non-capturing moves of a position (what the
+    /// solver's counter must hold): four steps per piece of the side to move.
+    pub fn max_in_tier_moves(&self) -> u32 {
+        4 * self.n_cannons.max(self.max_soldiers)
+    }
+
+    /// True if no cannon can move. A jump needs an empty neighbour too, so
+    /// this is: no cannon has an empty neighbour.
+    #[inline]
+    pub fn cannons_immobile(&self, p: &CannonsPos) -> bool {
+        let empty = self.full & !(p.cannons | p.soldiers);
+        let mut c = p.cannons;
+        while c != 0 {
+            let a = c.trailing_zeros();
+            c &= c - 1;
+            if self.t.adj[a as usize] & empty != 0 {
+                return false;
+            }
+        }
+        true
     }
 
     /// Board width (files).
@@ -255,21 +352,7 @@ impl Game for Cannons {
     }
 
     fn rules_hash(&self) -> u64 {
-        let mut h = RulesHasher::new();
-        let mut feed = |bytes: &[u8]| {
-            h.feed(bytes);
-        };
-        feed(b"qibase/cannons-and-soldiers");
-        feed(&RULES_VERSION.to_le_bytes());
-        feed(&self.w.to_le_bytes());
-        feed(&self.h.to_le_bytes());
-        feed(&self.n_cannons.to_le_bytes());
-        feed(&self.max_soldiers.to_le_bytes());
-        feed(&MIN_SOLDIERS.to_le_bytes());
-        feed(&self.start.cannons.to_le_bytes());
-        feed(&self.start.soldiers.to_le_bytes());
-        feed(&[matches!(self.start.side, Side::Second) as u8]);
-        h.finish()
+        self.hash
     }
 
     fn side_letter(&self, side: Side) -> char {
@@ -492,17 +575,28 @@ impl Game for Cannons {
     }
 
     fn rule_end(&self, p: &CannonsPos) -> Option<GameEnd> {
-        if p.soldiers.count_ones() < MIN_SOLDIERS {
-            Some(GameEnd {
+        // The soldier count is judged first, right after the capture.
+        if p.soldiers.count_ones() < self.rules.threshold {
+            return Some(GameEnd {
                 value: match p.side {
                     Side::Second => Value::Loss(0),
                     Side::First => Value::Win(0),
                 },
                 reason: EndReason::SoldiersBelowFour,
-            })
-        } else {
-            None
+            });
         }
+        // The static reading: immobile cannons have lost whoever is to move.
+        // (With the cannons to move this is also the common rule.)
+        if self.rules.immobility == Immobility::Static
+            && p.side == Side::Second
+            && self.cannons_immobile(p)
+        {
+            return Some(GameEnd {
+                value: Value::Win(0),
+                reason: EndReason::CannonsImmobile,
+            });
+        }
+        None
     }
 
     #[inline]
@@ -626,10 +720,14 @@ impl Game for Cannons {
     }
 
     fn unmoves(&self, p: &CannonsPos, out: &mut Vec<CannonsPos>) {
-        // Every predecessor with 4+ soldiers has no rule end; with fewer, all do.
-        if p.soldiers.count_ones() < MIN_SOLDIERS {
+        // Predecessors have p's soldier count (un-moves never un-capture):
+        // below the threshold every one of them has a rule end.
+        if p.soldiers.count_ones() < self.rules.threshold {
             return;
         }
+        // Under the static reading a predecessor with the soldiers to move
+        // and immobile cannons has ended; it is not a predecessor.
+        let drop_immobile = self.rules.immobility == Immobility::Static && p.side == Side::First;
         let empty = self.full & !(p.cannons | p.soldiers);
         // The previous mover is the side not to move in p; it stepped one
         // of its pieces from b to a (a non-capturing move), so step it back.
@@ -646,7 +744,7 @@ impl Game for Cannons {
                 let b = t.trailing_zeros();
                 t &= t - 1;
                 let flip = (1u32 << a) | (1u32 << b);
-                out.push(match prev {
+                let q = match prev {
                     Side::First => CannonsPos {
                         cannons: p.cannons ^ flip,
                         soldiers: p.soldiers,
@@ -657,7 +755,11 @@ impl Game for Cannons {
                         soldiers: p.soldiers ^ flip,
                         side: prev,
                     },
-                });
+                };
+                if drop_immobile && self.cannons_immobile(&q) {
+                    continue;
+                }
+                out.push(q);
             }
         }
     }
@@ -667,9 +769,307 @@ impl Game for Cannons {
     }
 }
 
+/// The parameters of the family, documented for `--help` and errors.
+pub const PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        key: "board",
+        values: "WxH",
+        help: "W files by H ranks, at most 32 points (presets: 5x5)",
+    },
+    ParamDoc {
+        key: "cannons",
+        values: "N",
+        help: "number of cannons (presets: 2, 3); they are never captured",
+    },
+    ParamDoc {
+        key: "soldiers",
+        values: "N",
+        help: "soldiers at the start, the most a position holds (presets: 12, 15)",
+    },
+    ParamDoc {
+        key: "threshold",
+        values: "N",
+        help: "the cannons win as soon as fewer soldiers than N remain (presets: 4)",
+    },
+    ParamDoc {
+        key: "immobility",
+        values: "on-turn|static",
+        help: "on-turn (default): immobile cannons lose on their own turn; static (sanpao15): \
+               the game ends as soon as no cannon can move, whoever is to move",
+    },
+    ParamDoc {
+        key: "setup",
+        values: "RANKS",
+        help: "start board, ranks from the top separated by '/', C S . (cannons move first); \
+               default: soldiers fill the ranks from the top, a partial rank from both ends \
+               inward, cannons centred on rank 1",
+    },
+];
+
+/// A preset of the family with parameters applied: builds the game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CannonsParams {
+    preset: &'static str,
+    title: &'static str,
+    pub width: u32,
+    pub height: u32,
+    pub cannons: u32,
+    pub soldiers: u32,
+    pub rules: CannonsRules,
+    /// An explicit start position (board part, optional side); `None`: the
+    /// default pattern.
+    pub setup: Option<String>,
+}
+
+impl CannonsParams {
+    /// The parameters of preset `id`, if it is one of this family.
+    pub fn preset(id: &str) -> Option<CannonsParams> {
+        let (preset, title, cannons, soldiers) = match id {
+            "two-cannons" => ("two-cannons", "Two Cannons, Twelve Soldiers", 2, 12),
+            "three-cannons" => (
+                "three-cannons",
+                "Three Cannons, Fifteen Soldiers (三炮十五兵)",
+                3,
+                15,
+            ),
+            _ => return None,
+        };
+        Some(CannonsParams {
+            preset,
+            title,
+            width: 5,
+            height: 5,
+            cannons,
+            soldiers,
+            rules: CannonsRules::PRESET,
+            setup: None,
+        })
+    }
+
+    /// Set one parameter (values are checked here; combinations in `build`).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "board" => (self.width, self.height) = variant::parse_board(value)?,
+            "cannons" => self.cannons = variant::parse_count(key, value, 1, 31)?,
+            "soldiers" => self.soldiers = variant::parse_count(key, value, 0, 31)?,
+            "threshold" => self.rules.threshold = variant::parse_count(key, value, 0, 31)?,
+            "immobility" => {
+                self.rules.immobility =
+                    match variant::parse_word(key, value, &["on-turn", "static"])? {
+                        0 => Immobility::OnTurn,
+                        _ => Immobility::Static,
+                    }
+            }
+            "setup" => self.setup = Some(value.to_string()),
+            _ => return Err(variant::unknown_key(self.preset, key, PARAMS)),
+        }
+        Ok(())
+    }
+
+    /// The rule parameters that differ from the preset, as key/value pairs.
+    fn changed(&self) -> Vec<(&'static str, String)> {
+        let base = Self::preset(self.preset).expect("a preset");
+        let mut v = Vec::new();
+        if (self.width, self.height) != (base.width, base.height) {
+            v.push(("board", format!("{}x{}", self.width, self.height)));
+        }
+        if self.cannons != base.cannons {
+            v.push(("cannons", self.cannons.to_string()));
+        }
+        if self.soldiers != base.soldiers {
+            v.push(("soldiers", self.soldiers.to_string()));
+        }
+        if self.rules.threshold != base.rules.threshold {
+            v.push(("threshold", self.rules.threshold.to_string()));
+        }
+        if self.rules.immobility != base.rules.immobility {
+            v.push(("immobility", "static".to_string()));
+        }
+        v
+    }
+
+    /// The canonical variant name (the setup is not part of it).
+    pub fn name(&self) -> String {
+        variant::canonical(self.preset, self.changed())
+    }
+
+    /// The default start: soldiers fill the ranks from the top, the last
+    /// partial rank from both ends inward; the cannons stand centred on
+    /// rank 1. Reproduces both presets' setups.
+    pub fn default_setup(&self) -> Result<String, String> {
+        let (w, h) = (self.width, self.height);
+        let rows = self.soldiers.div_ceil(w);
+        if rows + 1 > h || self.cannons > w {
+            return Err(format!(
+                "{} soldiers and {} cannons do not fit the default setup on a {w}x{h} board \
+                 (soldiers from the top rank down, cannons on rank 1): give setup=",
+                self.soldiers, self.cannons
+            ));
+        }
+        let mut grid = vec![vec!['.'; w as usize]; h as usize]; // grid[rank from 0 = rank 1]
+        for r in 0..self.soldiers / w {
+            grid[(h - 1 - r) as usize].fill('S');
+        }
+        for f in variant::from_ends(w, self.soldiers % w) {
+            grid[(h - 1 - self.soldiers / w) as usize][f as usize] = 'S';
+        }
+        for f in variant::centred(w, self.cannons) {
+            grid[0][f as usize] = 'C';
+        }
+        let ranks: Vec<String> = grid.iter().rev().map(|r| r.iter().collect()).collect();
+        Ok(format!("{} C", ranks.join("/")))
+    }
+
+    /// Build the game, checking that the parameters fit together.
+    pub fn build(&self) -> Result<Cannons, String> {
+        let name = self.name();
+        let n = self.width * self.height;
+        if self.cannons + self.soldiers > n {
+            return Err(format!(
+                "{name}: {} cannons and {} soldiers do not fit on {n} points",
+                self.cannons, self.soldiers
+            ));
+        }
+        // The numbering keeps a table entry per cannon set of up to c points.
+        let table: u64 = (0..=self.cannons).map(|m| binom(n, m)).sum();
+        if table > 40_000_000 {
+            return Err(format!(
+                "{name}: {} cannons on {n} points need {table} numbering-table entries (at most 40000000)",
+                self.cannons
+            ));
+        }
+        if self.rules.threshold > self.soldiers {
+            return Err(format!(
+                "{name}: threshold {} is above the soldier count {}: the cannons would have won \
+                 before the first move",
+                self.rules.threshold, self.soldiers
+            ));
+        }
+        let start = match (&self.setup, self.default_setup()) {
+            (None, Ok(s)) => s,
+            (None, Err(e)) => return Err(format!("{name}: {e}")),
+            // A placeholder start to build the tables; replaced below.
+            (Some(_), Ok(s)) => s,
+            (Some(_), Err(_)) => self.placeholder_setup(),
+        };
+        let changed = self.changed();
+        let title = if changed.is_empty() {
+            self.title.to_string()
+        } else {
+            let list: Vec<String> = changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{} ({})", self.title, list.join(", "))
+        };
+        let mut g = Cannons::new(
+            &name,
+            &title,
+            self.width,
+            self.height,
+            self.cannons,
+            self.soldiers,
+            &start,
+        )
+        .with_rules(self.rules, &name, &title);
+        if let Some(setup) = &self.setup {
+            let p = g
+                .parse_pos(&variant::setup_position(setup, 'C'))
+                .map_err(|e| format!("{name}: bad setup '{setup}': {e}"))?;
+            if p.soldiers.count_ones() != self.soldiers {
+                return Err(format!(
+                    "{name}: bad setup '{setup}': it has {} soldiers, the variant {} (set soldiers= too)",
+                    p.soldiers.count_ones(),
+                    self.soldiers
+                ));
+            }
+            g.title = format!("{title}, setup {}", g.format_pos(&p));
+            g = g.with_start(p);
+        }
+        Ok(g)
+    }
+
+    /// Any legal placement of the material (row by row from the top, the
+    /// cannons last), used only until the explicit setup replaces it.
+    fn placeholder_setup(&self) -> String {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let mut cells = vec!['.'; w * h];
+        for c in cells.iter_mut().take(self.soldiers as usize) {
+            *c = 'S';
+        }
+        for c in cells
+            .iter_mut()
+            .skip(self.soldiers as usize)
+            .take(self.cannons as usize)
+        {
+            *c = 'C';
+        }
+        let ranks: Vec<String> = cells.chunks(w).map(|r| r.iter().collect()).collect();
+        format!("{} C", ranks.join("/"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn presets_keep_their_setup_and_hash() {
+        // The rules hashes recorded in every existing tablebase of the presets.
+        let two = Cannons::two_cannons();
+        assert_eq!(
+            two.format_pos(&two.start()),
+            "SSSSS/SSSSS/S...S/...../.C.C. C"
+        );
+        assert_eq!(two.id(), "two-cannons");
+        assert_eq!(two.rules_hash(), 0xd68b_05db_63a5_1684);
+        let three = Cannons::three_cannons();
+        assert_eq!(
+            three.format_pos(&three.start()),
+            "SSSSS/SSSSS/SSSSS/...../.CCC. C"
+        );
+        assert_eq!(three.id(), "three-cannons");
+        assert_eq!(three.rules_hash(), 0x822d_f589_4c22_55a2);
+    }
+
+    #[test]
+    fn variant_names_and_hashes() {
+        let mut p = CannonsParams::preset("three-cannons").unwrap();
+        p.set("immobility", "static").unwrap();
+        let g = p.build().unwrap();
+        assert_eq!(g.id(), "three-cannons:immobility=static");
+        assert_ne!(g.rules_hash(), Cannons::three_cannons().rules_hash());
+        let mut q = p.clone();
+        q.set("threshold", "5").unwrap();
+        q.set("board", "5x5").unwrap();
+        let h = q.build().unwrap();
+        assert_eq!(h.id(), "three-cannons:immobility=static,threshold=5");
+        assert_ne!(h.rules_hash(), g.rules_hash());
+        // A setup moves the start only.
+        let mut s = CannonsParams::preset("two-cannons").unwrap();
+        s.set("setup", "SSSSS/SSSSS/.S.S./...../.C.C.").unwrap();
+        let sg = s.build().unwrap();
+        assert_eq!(sg.id(), "two-cannons");
+        assert_eq!(sg.rules_hash(), Cannons::two_cannons().rules_hash());
+        assert_eq!(
+            sg.format_pos(&sg.start()),
+            "SSSSS/SSSSS/.S.S./...../.C.C. C"
+        );
+        s.set("setup", "SSSSS/SSSSS/.S.../...../.C.C.").unwrap();
+        assert!(s.build().err().unwrap().contains("11 soldiers"));
+        let mut b = CannonsParams::preset("two-cannons").unwrap();
+        b.set("board", "4x5").unwrap();
+        let bg = b.build().unwrap();
+        assert_eq!(bg.format_pos(&bg.start()), "SSSS/SSSS/SSSS/..../.CC. C");
+        assert_eq!(bg.symmetry_count(), 4);
+        b.set("soldiers", "17").unwrap();
+        assert!(b.build().is_err());
+        assert!(b
+            .set("colour", "red")
+            .unwrap_err()
+            .contains("allowed: board"));
+        assert!(b
+            .set("immobility", "never")
+            .unwrap_err()
+            .contains("on-turn, static"));
+    }
 
     #[test]
     fn orbit_counts() {

@@ -7,10 +7,11 @@ pub mod cannon_chess;
 pub mod cannons;
 pub mod grid;
 pub mod rules_hash;
+pub mod variant;
 pub mod weiming;
 
-pub use cannon_chess::CannonChess;
-pub use cannons::Cannons;
+pub use cannon_chess::{CannonChess, CannonChessParams};
+pub use cannons::{Cannons, CannonsParams};
 pub use weiming::Weiming;
 
 /// Every game id, in the order `qibase games` lists them.
@@ -31,21 +32,34 @@ pub enum AnyGame {
 }
 
 impl AnyGame {
-    /// The game with this id, or an error naming the known ids.
-    pub fn from_id(id: &str) -> Result<AnyGame, String> {
-        Ok(match id {
-            "weiming" => AnyGame::Weiming(Weiming::new()),
-            "cannon-chess" => AnyGame::CannonChess(CannonChess::standard()),
-            "cannon-chess-4x4" => AnyGame::CannonChess(CannonChess::four_by_four()),
-            "two-cannons" => AnyGame::Cannons(Cannons::two_cannons()),
-            "three-cannons" => AnyGame::Cannons(Cannons::three_cannons()),
-            _ => {
-                return Err(format!(
-                    "unknown game '{id}' (known games: {})",
-                    GAME_IDS.join(", ")
-                ))
+    /// The game with this id or variant (`GAME:key=value,…`, see
+    /// [`variant`]), or a one-line error naming the known ids, or the bad
+    /// key or value and the allowed ones.
+    pub fn from_id(spec: &str) -> Result<AnyGame, String> {
+        let raw = variant::split(spec)?;
+        if let Some(mut p) = CannonChessParams::preset(raw.base) {
+            for (k, v) in raw.params {
+                p.set(k, v)?;
             }
-        })
+            return p.build().map(AnyGame::CannonChess);
+        }
+        if let Some(mut p) = CannonsParams::preset(raw.base) {
+            for (k, v) in raw.params {
+                p.set(k, v)?;
+            }
+            return p.build().map(AnyGame::Cannons);
+        }
+        match raw.base {
+            "weiming" if raw.params.is_empty() => Ok(AnyGame::Weiming(Weiming::new())),
+            "weiming" => Err(format!(
+                "weiming has no parameters (got '{}')",
+                raw.params[0].0
+            )),
+            base => Err(format!(
+                "unknown game '{base}' (known games: {}; variants: GAME:key=value,…, see qibase --help)",
+                GAME_IDS.join(", ")
+            )),
+        }
     }
 }
 

@@ -149,6 +149,12 @@ struct Ctx<'a, 'g, G: ReportGame> {
     used: u64,
 }
 
+/// A file-name-safe stem for a game id: a variant's `:` becomes `@`, as in
+/// its tablebase directory (preset ids are unchanged).
+pub fn file_stem(id: &str) -> String {
+    id.replace(':', "@")
+}
+
 /// One section of the report: appends its markdown (and figures) to `doc`.
 type Section<G> = fn(&Ctx<'_, '_, G>, &mut Document) -> Result<(), String>;
 
@@ -175,7 +181,7 @@ pub fn build<G: ReportGame>(
         slots: pass.tiers.iter().map(|t| t.slots).sum(),
         used: pass.tiers.iter().map(|t| t.used_slots).sum(),
     };
-    let sections: [Section<G>; 11] = [
+    let sections: [Section<G>; 12] = [
         headline,
         rules,
         start_position,
@@ -186,6 +192,7 @@ pub fn build<G: ReportGame>(
         lock_flag,
         heat_map,
         game_specific,
+        rule_readings,
         cost,
     ];
     let mut doc = Document {
@@ -392,7 +399,7 @@ fn per_tier<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(),
         .iter()
         .map(|t| (t.name.clone(), t.all.wins, t.all.draws, t.all.losses))
         .collect();
-    let fig_tiers = format!("{id}-tiers.svg");
+    let fig_tiers = format!("{stem}-tiers.svg", stem = file_stem(id));
     figures.push((
         fig_tiers.clone(),
         svg::wdl_per_tier(
@@ -489,7 +496,7 @@ fn longest_wins<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result
     let _ = writeln!(md, "## Longest wins\n");
     let win_hist = pass.hist(|t| &t.win_hist);
     let loss_hist = pass.hist(|t| &t.loss_hist);
-    let fig_hist = format!("{id}-remoteness.svg");
+    let fig_hist = format!("{stem}-remoteness.svg", stem = file_stem(id));
     figures.push((
         fig_hist.clone(),
         svg::remoteness_histogram(
@@ -689,7 +696,7 @@ fn heat_map<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(),
         }
         shares.push(row);
     }
-    let fig_heat = format!("{id}-heatmap.svg");
+    let fig_heat = format!("{stem}-heatmap.svg", stem = file_stem(id));
     figures.push((
         fig_heat.clone(),
         svg::heat_map(
@@ -729,6 +736,12 @@ fn game_specific<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Resul
 }
 
 /// The cost of the solve: time, memory, file sizes.
+/// The start value under each rule reading and setup (src/report/variants.rs).
+fn rule_readings<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
+    doc.markdown += &super::variants::section(c.id, &c.opts.dir);
+    Ok(())
+}
+
 fn cost<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), String> {
     let g = c.g;
     let pass = c.pass;

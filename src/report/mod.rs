@@ -17,6 +17,7 @@ pub mod markdown;
 pub mod reach;
 pub mod stats;
 pub mod svg;
+pub mod variants;
 
 use std::cell::RefCell;
 use std::collections::hash_map::Entry;
@@ -143,7 +144,10 @@ pub fn generate<G: ReportGame>(g: &G, opts: &ReportOptions) -> Result<Vec<PathBu
         written.push(path);
         Ok(())
     };
-    write(&format!("{}.md", g.id()), &doc.markdown)?;
+    write(
+        &format!("{}.md", markdown::file_stem(g.id())),
+        &doc.markdown,
+    )?;
     for (name, svg) in &doc.figures {
         write(name, svg)?;
     }

@@ -222,12 +222,12 @@ fn solve_tiers<G: Game>(
 
         let meta = TierMeta {
             game: g.id().to_string(),
-            variant: g.id().to_string(),
             rules_hash: g.rules_hash(),
             tier: t,
             tier_name: name.clone(),
             positions,
             stats: stats.clone(),
+            variant: g.variant_spec(),
         };
         // The next tier reads this one from memory, not from the file, so
         // the write can run beside it. One write at a time bounds memory.

@@ -80,9 +80,12 @@ pub struct TierMeta {
     pub stats: TierStats,
 }
 
-/// `<dir>/<game>/<tier>.qtb`
+/// `<dir>/<game>/<tier>.qtb`; a variant's `:` is written `@` in the
+/// directory name (`three-cannons@immobility=static`), which every common
+/// file system accepts. Preset ids are unchanged.
 pub fn tier_path(dir: &Path, game_id: &str, tier_name: &str) -> PathBuf {
-    dir.join(game_id).join(format!("{tier_name}.qtb"))
+    dir.join(game_id.replace(':', "@"))
+        .join(format!("{tier_name}.qtb"))
 }
 
 /// Write a tier file atomically (temp file, fsync, rename) in the default
