@@ -20,7 +20,7 @@ use super::{Probe, ReportOptions};
 use crate::game::{Game, Side};
 use crate::games::cannon_chess::{CannonChess, CcPos};
 use crate::games::cannons::{Cannons, CannonsPos};
-use crate::games::weiming::{Weiming, WeimingPos, EDGES};
+use crate::games::weiming::{Weiming, WeimingPos};
 use crate::tablebase;
 use crate::value::Value;
 
@@ -66,10 +66,6 @@ pub trait ReportGame: Game {
             Value::Draw => None,
         }
     }
-    /// Drawing coordinates of the points (x right, y down, unit spacing).
-    fn point_xy(&self) -> Vec<(f64, f64)>;
-    /// The lines of the board, as pairs of point numbers.
-    fn point_edges(&self) -> Vec<(usize, usize)>;
     /// Point counts summed over representatives only, spread over each
     /// orbit (identity without symmetry reduction).
     fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
@@ -96,25 +92,6 @@ fn symmetrize_by(maps: &[Vec<u32>], counts: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-fn grid_xy(w: u32, h: u32) -> Vec<(f64, f64)> {
-    (0..w * h)
-        .map(|p| ((p % w) as f64, (h - 1 - p / w) as f64))
-        .collect()
-}
-
-fn grid_edges(w: u32, h: u32) -> Vec<(usize, usize)> {
-    let mut v = Vec::new();
-    for p in 0..w * h {
-        if p % w + 1 < w {
-            v.push((p as usize, p as usize + 1));
-        }
-        if p / w + 1 < h {
-            v.push((p as usize, (p + w) as usize));
-        }
-    }
-    v
-}
-
 impl ReportGame for Weiming {
     fn counting_note(&self) -> String {
         "Every slot of the weiming table is one position (board, side to move, lock flag); \
@@ -139,26 +116,6 @@ impl ReportGame for Weiming {
             Side::Second => (p.o, p.x),
         };
         [me as u32, opp as u32, 1 << p.s]
-    }
-    fn point_xy(&self) -> Vec<(f64, f64)> {
-        // tl tm tr s x m bl bm br
-        vec![
-            (1.0, 0.0),
-            (3.0, 0.0),
-            (5.0, 0.0),
-            (0.0, 1.0),
-            (2.0, 1.0),
-            (3.0, 1.0),
-            (1.0, 2.0),
-            (3.0, 2.0),
-            (5.0, 2.0),
-        ]
-    }
-    fn point_edges(&self) -> Vec<(usize, usize)> {
-        EDGES
-            .iter()
-            .map(|&(a, b)| (a as usize, b as usize))
-            .collect()
     }
     fn rules_brief(&self) -> &'static str {
         WEIMING_RULES
@@ -213,12 +170,6 @@ impl ReportGame for CannonChess {
     }
     fn heat_bits(&self, p: &CcPos) -> [u32; 3] {
         [p.me, p.opp, 0]
-    }
-    fn point_xy(&self) -> Vec<(f64, f64)> {
-        grid_xy(self.width(), self.height())
-    }
-    fn point_edges(&self) -> Vec<(usize, usize)> {
-        grid_edges(self.width(), self.height())
     }
     fn rules_brief(&self) -> &'static str {
         CANNON_CHESS_RULES
@@ -326,12 +277,6 @@ impl ReportGame for Cannons {
             (Value::Win(_), true) | (Value::Loss(_), false) => Some(0),
             _ => Some(1),
         }
-    }
-    fn point_xy(&self) -> Vec<(f64, f64)> {
-        grid_xy(self.width(), self.height())
-    }
-    fn point_edges(&self) -> Vec<(usize, usize)> {
-        grid_edges(self.width(), self.height())
     }
     fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
         symmetrize_by(&self.board_symmetry().point_maps(), counts)

@@ -697,6 +697,8 @@ fn heat_map<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(),
         shares.push(row);
     }
     let fig_heat = format!("{stem}-heatmap.svg", stem = file_stem(id));
+    // The board as the game draws it (the same geometry the web page uses).
+    let geometry = g.geometry();
     figures.push((
         fig_heat.clone(),
         svg::heat_map(
@@ -705,8 +707,16 @@ fn heat_map<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(),
             &classes,
             &shares,
             &g.point_names(),
-            &g.point_xy(),
-            &g.point_edges(),
+            &geometry
+                .points
+                .iter()
+                .map(|q| (q.x, q.y))
+                .collect::<Vec<_>>(),
+            &geometry
+                .lines
+                .iter()
+                .map(|&[a, b]| (a, b))
+                .collect::<Vec<_>>(),
         ),
     ));
     let _ = writeln!(md, "## Where the pieces stand\n");
@@ -761,7 +771,7 @@ fn cost<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), Str
         .iter()
         .map(|t| {
             let deps: u64 = g.tier_deps(t.tier).iter().map(|&d| g.tier_size(d)).sum();
-            3 * t.slots + 2 * deps
+            2 * t.slots + 2 * deps
         })
         .max()
         .unwrap_or(0);
@@ -803,8 +813,8 @@ fn cost<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), Str
     };
     let _ = writeln!(
         md,
-        "- Peak memory: {peak_text}. The solver's working set is at least 3 bytes per slot of the tier being solved plus 2 bytes \
-         per slot of the tiers it captures into: {} for the largest tier.",
+        "- Peak memory: {peak_text}. The solver's working set is at least 2 bytes per slot of the tier being solved (one 16-bit state word) \
+         plus 2 bytes per slot of the tiers it captures into: {} for the largest tier.",
         bytes(work)
     );
     let _ = writeln!(
