@@ -201,14 +201,7 @@ pub fn run(a: &BenchHttpArgs) -> CliResult {
     if paths.is_empty() {
         return Err(CliError::failure("no positions to query"));
     }
-    let mut rt = tokio::runtime::Builder::new_multi_thread();
-    rt.enable_all();
-    if let Some(n) = a.threads {
-        rt.worker_threads(n.max(1));
-    }
-    let rt = rt
-        .build()
-        .map_err(|e| CliError::failure(format!("cannot start the async runtime: {e}")))?;
+    let rt = super::serve::runtime(a.threads)?;
     rt.block_on(async {
         let (addr, stop) = match a.addr {
             Some(addr) => (addr, None),

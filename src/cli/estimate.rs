@@ -10,6 +10,7 @@
 use super::CliError;
 use crate::game::{Game, TierKey};
 use crate::games::AnyGame;
+use crate::report::markdown::int as group;
 use crate::with_game;
 
 /// Most index slots of one tier (32-bit indices in the solver's queues).
@@ -173,19 +174,6 @@ fn mem_total() -> Option<u64> {
 
 fn mem_available() -> Option<u64> {
     meminfo("MemAvailable:")
-}
-
-/// `1234567` → `1,234,567`.
-fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn bytes(b: u64) -> String {

@@ -27,15 +27,20 @@ pub struct ServeArgs {
     pub threads: Option<usize>,
 }
 
-pub fn run(a: &ServeArgs) -> CliResult {
+/// The multi-threaded tokio runtime of the server (and of `bench-http`),
+/// with `threads` workers (default: one per core).
+pub fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime, CliError> {
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     rt.enable_all();
-    if let Some(n) = a.threads {
+    if let Some(n) = threads {
         rt.worker_threads(n.max(1));
     }
-    let rt = rt
-        .build()
-        .map_err(|e| CliError::failure(format!("cannot start the async runtime: {e}")))?;
+    rt.build()
+        .map_err(|e| CliError::failure(format!("cannot start the async runtime: {e}")))
+}
+
+pub fn run(a: &ServeArgs) -> CliResult {
+    let rt = runtime(a.threads)?;
     let state = AppState::open(&a.dir).map_err(CliError::failure)?;
     rt.block_on(async {
         let (listener, addr) = server::bind(SocketAddr::new(a.host, a.port))
