@@ -12,6 +12,9 @@
 //!   unused slot's position ranks to a used slot of its orbit, and over a
 //!   fully walked tier the used slots' orbit sizes add up to
 //!   `tier_positions`;
+//! * `used_slots` lists exactly the slots that rank back to themselves, with
+//!   their positions (on the whole of a small tier, else on windows around
+//!   the sampled slots);
 //! * every symmetry image of a position has its tier and rank, and
 //!   `orbit_size` counts the distinct images;
 //! * every move stays in its tier or goes to one of `tier_deps`;
@@ -232,6 +235,7 @@ fn check_tier<G: Game>(g: &G, t: TierKey, scope: &Scope) -> Result<Summary, Viol
             || (Summary::default(), 0),
             |a, b| Ok((a.0.merge(b.0), a.1 + b.1)),
         )?;
+    check_used_slots(g, t, &slots, complete)?;
     if complete && weight != g.tier_positions(t) {
         return fail(
             Clause::OrbitSize,
@@ -245,6 +249,71 @@ fn check_tier<G: Game>(g: &G, t: TierKey, scope: &Scope) -> Result<Summary, Viol
     Ok(Summary {
         tiers: 1,
         ..summary
+    })
+}
+
+/// `used_slots` against the round trip `rank(unrank(i)) == i`: over the
+/// whole tier when it was walked completely, else over odd-sized windows
+/// starting at the sampled slots (so they start and end anywhere).
+fn check_used_slots<G: Game>(
+    g: &G,
+    t: TierKey,
+    slots: &[u64],
+    complete: bool,
+) -> Result<(), Violation> {
+    let size = g.tier_size(t);
+    let windows: Vec<std::ops::Range<u64>> = if complete {
+        vec![0..size]
+    } else {
+        slots
+            .iter()
+            .take(64)
+            .enumerate()
+            .map(|(k, &i)| i..(i + 1 + 37 * k as u64).min(size))
+            .collect()
+    };
+    windows.into_par_iter().try_for_each(|w| {
+        let mut listed = Vec::new();
+        g.used_slots(t, w.clone(), &mut listed);
+        let mut expected = w.clone().filter_map(|i| {
+            let p = g.unrank(t, i);
+            (g.rank(t, &p) == i).then_some((i, p))
+        });
+        for &(i, ref p) in &listed {
+            match expected.next() {
+                Some((j, q)) if j == i && q == *p => {}
+                Some((j, q)) => {
+                    return fail(
+                        Clause::Bijection,
+                        format!(
+                            "tier {}: used_slots over {w:?} lists slot {i} ({}), the round trip gives slot {j} ({})",
+                            g.tier_name(t),
+                            g.format_pos(p),
+                            g.format_pos(&q)
+                        ),
+                    )
+                }
+                None => {
+                    return fail(
+                        Clause::Bijection,
+                        format!(
+                            "tier {}: used_slots over {w:?} lists slot {i}, which is unused",
+                            g.tier_name(t)
+                        ),
+                    )
+                }
+            }
+        }
+        if let Some((j, _)) = expected.next() {
+            return fail(
+                Clause::Bijection,
+                format!(
+                    "tier {}: used_slots over {w:?} misses the used slot {j}",
+                    g.tier_name(t)
+                ),
+            );
+        }
+        Ok(())
     })
 }
 

@@ -56,6 +56,7 @@ use super::variant::{self, ParamDoc};
 use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
 use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
+use std::ops::Range;
 
 /// Most pieces one side may have in the presets (the material of the real game).
 pub const MAX_SIDE: u32 = 6;
@@ -879,6 +880,32 @@ impl Game for CannonChess {
             me,
             opp,
             x_to_move: true,
+        }
+    }
+
+    fn used_slots(&self, t: TierKey, range: Range<u64>, out: &mut Vec<(u64, CcPos)>) {
+        // The halves (a, b) and, for a ≠ b, (b, a) one after the other, each
+        // enumerated by the numbering without re-ranking.
+        let (a, b) = (t / 16, t % 16);
+        let hs = self.half_size(a, b);
+        let halves: &[(u32, u32, u64)] = if a == b {
+            &[(a, b, 0)]
+        } else {
+            &[(a, b, 0), (b, a, hs)]
+        };
+        for &(m, o, offset) in halves {
+            let lo = range.start.max(offset) - offset;
+            let hi = range.end.saturating_sub(offset);
+            self.num.for_each_used(m, o, lo..hi, |i, me, opp| {
+                out.push((
+                    offset + i,
+                    CcPos {
+                        me,
+                        opp,
+                        x_to_move: true,
+                    },
+                ))
+            });
         }
     }
 

@@ -28,6 +28,7 @@
 //! B = soldiers.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use super::grid;
 use super::rules_hash::RulesHasher;
@@ -707,6 +708,28 @@ impl Game for Cannons {
             soldiers,
             side,
         }
+    }
+
+    fn used_slots(&self, t: TierKey, range: Range<u64>, out: &mut Vec<(u64, CannonsPos)>) {
+        // Slot 2j + side holds pair j with that side to move: enumerate the
+        // used pairs the range touches, and keep the slots inside it.
+        let pairs = range.start >> 1..range.end.div_ceil(2);
+        self.num
+            .for_each_used(self.n_cannons, t, pairs, |j, cannons, soldiers| {
+                for (bit, side) in [(0, Side::First), (1, Side::Second)] {
+                    let i = j << 1 | bit;
+                    if range.contains(&i) {
+                        out.push((
+                            i,
+                            CannonsPos {
+                                cannons,
+                                soldiers,
+                                side,
+                            },
+                        ));
+                    }
+                }
+            });
     }
 
     fn symmetry_images(&self, p: &CannonsPos, out: &mut Vec<CannonsPos>) {

@@ -16,8 +16,9 @@
 
 use super::bits::{pdep, pext};
 use super::classes::SetClasses;
-use super::colex::{binom, unrank_subset, ColexTable};
+use super::colex::{binom, next_subset, unrank_subset, ColexTable};
 use super::symmetry::GridSymmetry;
+use std::ops::Range;
 
 /// The numbering of (A, B) pairs on one grid, |A| ≤ `a_max`, |B| ≤ `b_max`.
 #[derive(Clone)]
@@ -98,6 +99,51 @@ impl PairNumbering {
         (rep, pdep(unrank_subset(self.n - m, o, r), free))
     }
 
+    /// Calls `f(i, a, b)` for each used index `i` in `range` of the pairs of
+    /// sizes (m, o), in increasing order, with the pair stored there (what
+    /// [`unrank`](Self::unrank) gives). No index is re-ranked: within a
+    /// class's block the B sets follow in colex order, so each is the next
+    /// subset of the one before; all of them are used when the class
+    /// representative has no symmetry but the identity, and otherwise those
+    /// that are the smallest of their images under its stabiliser.
+    pub fn for_each_used(
+        &self,
+        m: u32,
+        o: u32,
+        range: Range<u64>,
+        mut f: impl FnMut(u64, u32, u32),
+    ) {
+        let block = binom(self.n - m, o);
+        let end = range.end.min(self.size(m, o));
+        let mut i = range.start;
+        while i < end {
+            let cls = i / block;
+            let stop = end.min((cls + 1) * block);
+            let (rep, free) = self.classes.rep_free(m, cls as u32);
+            // The symmetries mapping the representative onto itself,
+            // without the identity (bit 0).
+            let stabiliser = (self.classes.info(m, self.colex.rank(rep)) & 0xff) & !1;
+            let mut set = unrank_subset(self.n - m, o, i - cls * block);
+            for j in i..stop {
+                let b = pdep(set, free);
+                let mut syms = stabiliser;
+                let mut smallest = true;
+                while syms != 0 {
+                    let s = syms.trailing_zeros() as usize;
+                    syms &= syms - 1;
+                    smallest &= self.sym.map(s, b) >= b;
+                }
+                if smallest {
+                    f(j, rep, b);
+                }
+                if set != 0 && j + 1 < stop {
+                    set = next_subset(set);
+                }
+            }
+            i = stop;
+        }
+    }
+
     /// Number of distinct images of (a, b) under the group.
     pub fn orbit_size(&self, a: u32, b: u32) -> u64 {
         let stab = (0..self.sym.len())
@@ -153,6 +199,24 @@ mod tests {
                         })
                         .count();
                     assert_eq!(used, orbit_of.len());
+                    // Enumeration without the round trip, over ranges that
+                    // start and end inside class blocks.
+                    let filtered: Vec<(u64, u32, u32)> = (0..size)
+                        .filter_map(|i| {
+                            let (a, b) = pn.unrank(m, o, i);
+                            (pn.rank(a, b) == i).then_some((i, a, b))
+                        })
+                        .collect();
+                    for step in [1, 3, 7, size.max(1)] {
+                        let mut listed = Vec::new();
+                        let mut lo = 0;
+                        while lo < size {
+                            let hi = (lo + step).min(size);
+                            pn.for_each_used(m, o, lo..hi, |i, a, b| listed.push((i, a, b)));
+                            lo = hi;
+                        }
+                        assert_eq!(listed, filtered, "{w}x{h} m{m} o{o} step {step}");
+                    }
                 }
             }
         }

@@ -8,7 +8,7 @@
 //! onto the representative (more than one bit when the representative has
 //! a non-trivial stabiliser).
 
-use super::colex::{binom, ColexTable};
+use super::colex::{binom, next_subset, ColexTable};
 use super::symmetry::GridSymmetry;
 
 /// Class tables for the sets of every size in `0..=m_max`.
@@ -69,10 +69,7 @@ impl SetClasses {
                 };
                 c.info.push(cls << 8 | mask);
                 if r + 1 < count {
-                    // Gosper's hack: the next larger set of m points.
-                    let low = set & set.wrapping_neg();
-                    let ripple = set.wrapping_add(low);
-                    set = (((ripple ^ set) >> 2) / low) | ripple;
+                    set = next_subset(set);
                 }
             }
             c.n_classes

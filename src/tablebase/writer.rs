@@ -5,6 +5,7 @@
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::Path;
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -59,6 +60,7 @@ pub fn encode_tier(
     values: &[Packed],
     opts: &WriteOptions,
 ) -> Result<Encoded, String> {
+    let t0 = Instant::now();
     let bs = opts.block_size.max(1) as usize;
     let counts = values
         .par_chunks(bs)
@@ -95,8 +97,10 @@ pub fn encode_tier(
         return Err("a section of the tier is larger than 4 GiB".into());
     }
     let index = encode_index(&entries);
+    let mut meta = meta.clone();
+    meta.stats.write_seconds = t0.elapsed().as_secs_f64();
     let header = Header {
-        meta: meta.clone(),
+        meta,
         block_size: bs as u32,
         blocks: wdl.len() as u64,
         model: spec,
