@@ -42,13 +42,7 @@ impl Tally {
     }
 }
 
-fn compare<G: Game>(
-    a: &G,
-    da: &Path,
-    b: &G,
-    db: &Path,
-    max: Option<u32>,
-) -> Result<Tally, String> {
+fn compare<G: Game>(a: &G, da: &Path, b: &G, db: &Path, max: Option<u32>) -> Result<Tally, String> {
     let tiers = a.tiers(max);
     if tiers != b.tiers(max) {
         return Err("the two readings have different tiers".into());

@@ -79,8 +79,11 @@ pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
     let mut set = 0u32;
     for i in (1..=k as usize).rev() {
         let row = &BY_SIZE[i];
-        let at_most: u32 = row.iter().map(|&c| (c <= idx) as u32).sum();
-        let b = at_most - 1;
+        let below = row
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (b, &c)| m | (((c <= idx) as u32) << b));
+        let b = below.count_ones() - 1;
         idx -= row[b as usize];
         set |= 1 << b;
     }
@@ -104,31 +107,36 @@ pub fn next_subset(set: u32) -> u32 {
 /// number that depends only on (c, j, chunk bits). A rank is then one table
 /// read per chunk instead of one binomial per element.
 ///
+/// The table always has four chunks of 32 rows (j ≤ 24 below the last
+/// chunk), unused rows zero, so a rank is four reads and three popcounts
+/// with no loop and no bounds check; only the rows a set can select are
+/// ever read, so the padding costs address space, not cache.
+///
 /// Entries are `u32`: every colex rank on 32 points is below C(32, 16).
 #[derive(Clone, Debug)]
 pub struct ColexTable {
-    chunks: usize,
-    /// Start of chunk c's rows in `table`; row j of chunk c at
-    /// `base[c] + 256 j` (j ≤ min(8c, k_max)).
-    base: [usize; 4],
-    table: Vec<u32>,
+    /// `table[c][j][bits]`.
+    table: Box<[[[u32; 256]; 32]; 4]>,
 }
 
 impl ColexTable {
     /// The table for subsets of `0..n` (n ≤ 32) with at most `k_max` elements.
     pub fn new(n: u32, k_max: u32) -> Self {
         assert!(n <= 32, "at most 32 points");
-        let chunks = (n as usize).div_ceil(8).max(1);
-        let mut base = [0usize; 4];
-        let mut table = Vec::new();
-        for (c, b) in base.iter_mut().enumerate().take(chunks) {
-            *b = table.len();
-            let rows = (8 * c as u32).min(k_max) + 1;
-            for j in 0..rows {
-                for bits in 0..256u32 {
+        let mut table = Box::new([[[0u32; 256]; 32]; 4]);
+        for (c, rows) in table.iter_mut().enumerate() {
+            if 8 * c as u32 >= n.max(1) {
+                break;
+            }
+            for (j, row) in rows
+                .iter_mut()
+                .enumerate()
+                .take((8 * c).min(k_max as usize) + 1)
+            {
+                for (bits, entry) in row.iter_mut().enumerate() {
                     let mut r = 0u64;
-                    let mut i = j + 1;
-                    let mut rest = bits;
+                    let mut i = j as u32 + 1;
+                    let mut rest = bits as u32;
                     while rest != 0 {
                         let p = 8 * c as u32 + rest.trailing_zeros();
                         r += binom(p, i);
@@ -137,27 +145,25 @@ impl ColexTable {
                     }
                     // Sets beyond n points or k_max elements never occur;
                     // their entries are clamped, never read.
-                    table.push(r.min(u32::MAX as u64) as u32);
+                    *entry = r.min(u32::MAX as u64) as u32;
                 }
             }
         }
-        ColexTable {
-            chunks,
-            base,
-            table,
-        }
+        ColexTable { table }
     }
 
     /// Colex rank of `set` (a subset of `0..n` with at most `k_max` elements).
     #[inline(always)]
     pub fn rank(&self, set: u32) -> u64 {
-        let mut r = 0u32;
-        let mut j = 0usize;
-        for c in 0..self.chunks {
-            let bits = (set >> (8 * c)) & 255;
-            r = r.wrapping_add(self.table[self.base[c] + (j << 8) + bits as usize]);
-            j += bits.count_ones() as usize;
-        }
+        let t = &self.table;
+        let [b0, b1, b2, b3] = set.to_le_bytes();
+        let j1 = b0.count_ones() as usize;
+        let j2 = j1 + b1.count_ones() as usize;
+        let j3 = j2 + b2.count_ones() as usize;
+        let r = t[0][0][b0 as usize]
+            .wrapping_add(t[1][j1 & 31][b1 as usize])
+            .wrapping_add(t[2][j2 & 31][b2 as usize])
+            .wrapping_add(t[3][j3 & 31][b3 as usize]);
         r as u64
     }
 }

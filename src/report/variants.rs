@@ -61,6 +61,14 @@ fn setups(base: &str, id: &str) -> Vec<(&'static str, String)> {
                 "SSSSS/SSSSS/.S.S./...../C...C".into(),
             ),
         ],
+        "three-cannons" if !board => vec![
+            (
+                "seed: cannons b1 c1 d1",
+                "SSSSS/SSSSS/SSSSS/...../.CCC.".into(),
+            ),
+            ("cannons a1 c1 e1", "SSSSS/SSSSS/SSSSS/...../C.C.C".into()),
+            ("cannons b1 d1 c2", "SSSSS/SSSSS/SSSSS/..C../.C.C.".into()),
+        ],
         _ => Vec::new(),
     }
 }
