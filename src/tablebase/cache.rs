@@ -21,17 +21,24 @@ const SHARDS: usize = 1024;
 
 static GLOBAL: OnceLock<BlockCache> = OnceLock::new();
 
+/// Blocks per set: a block may sit in any way of its set, so a few hot
+/// blocks that hash alike do not evict each other (with one way, two hot
+/// blocks in one slot missed on every lookup).
+const WAYS: usize = 4;
+
 struct Shard {
-    /// Block key held by each slot (0: empty).
+    /// Block key held by each slot (0: empty), set by set.
     tags: Vec<u64>,
-    /// Key that missed once in each slot (admitted on its next miss).
+    /// Keys that missed once in each set (admitted on their next miss).
     seen: Vec<u64>,
+    /// Per set: the way the next admission replaces (round robin).
+    next: Vec<u8>,
     values: Vec<Packed>,
 }
 
 pub struct BlockCache {
     shards: Vec<Mutex<Option<Shard>>>,
-    slots_per_shard: usize,
+    sets_per_shard: usize,
 }
 
 /// What a lookup found.
@@ -65,11 +72,11 @@ pub fn budget_bytes() -> usize {
 
 impl BlockCache {
     pub fn new(bytes: usize) -> BlockCache {
-        let per_slot = SLOT_VALUES * std::mem::size_of::<Packed>() + 16;
-        let slots = (bytes / per_slot).max(SHARDS);
+        let per_slot = SLOT_VALUES * std::mem::size_of::<Packed>() + 17;
+        let slots = (bytes / per_slot).max(SHARDS * WAYS);
         BlockCache {
             shards: (0..SHARDS).map(|_| Mutex::new(None)).collect(),
-            slots_per_shard: slots / SHARDS,
+            sets_per_shard: slots / (SHARDS * WAYS),
         }
     }
 
@@ -85,7 +92,7 @@ impl BlockCache {
     }
 
     pub fn capacity_bytes(&self) -> usize {
-        SHARDS * self.slots_per_shard * SLOT_VALUES * std::mem::size_of::<Packed>()
+        SHARDS * self.sets_per_shard * WAYS * SLOT_VALUES * std::mem::size_of::<Packed>()
     }
 
     /// Look up slot `off` of block `key` (never 0);
@@ -103,25 +110,38 @@ impl BlockCache {
         }
         let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let shard = &self.shards[(h >> 54) as usize % SHARDS];
-        let slot = (h >> 20) as usize % self.slots_per_shard;
+        let set = (h >> 20) as usize % self.sets_per_shard;
+        let ways = set * WAYS..(set + 1) * WAYS;
         let mut g = shard.lock().unwrap_or_else(|e| e.into_inner());
         let s = g.get_or_insert_with(|| Shard {
-            tags: vec![0; self.slots_per_shard],
-            seen: vec![0; self.slots_per_shard],
-            values: vec![0; self.slots_per_shard * SLOT_VALUES],
+            tags: vec![0; self.sets_per_shard * WAYS],
+            seen: vec![0; self.sets_per_shard * WAYS],
+            next: vec![0; self.sets_per_shard],
+            values: vec![0; self.sets_per_shard * WAYS * SLOT_VALUES],
         });
-        let vals = &mut s.values[slot * SLOT_VALUES..slot * SLOT_VALUES + len];
-        if s.tags[slot] == key {
-            return Ok(Lookup::Hit(vals[off]));
+        if let Some(w) = s.tags[ways.clone()].iter().position(|&t| t == key) {
+            let slot = set * WAYS + w;
+            return Ok(Lookup::Hit(s.values[slot * SLOT_VALUES + off]));
         }
-        if s.seen[slot] != key {
-            s.seen[slot] = key;
+        let seen = &mut s.seen[ways.clone()];
+        let Some(k) = seen.iter().position(|&t| t == key) else {
+            // First miss: remember it in the set's oldest seen entry.
+            seen.rotate_right(1);
+            seen[0] = key;
             return Ok(Lookup::Pass);
-        }
+        };
+        let w = s.next[set] as usize % WAYS;
+        s.next[set] = ((w + 1) % WAYS) as u8;
+        let slot = set * WAYS + w;
         s.tags[slot] = 0;
+        let vals = &mut s.values[slot * SLOT_VALUES..slot * SLOT_VALUES + len];
+        // A failed decode leaves the key seen (the next miss tries again)
+        // and the slot empty.
         decode(vals)?;
+        let v = vals[off];
         s.tags[slot] = key;
-        Ok(Lookup::Hit(vals[off]))
+        s.seen[set * WAYS + k] = 0;
+        Ok(Lookup::Hit(v))
     }
 }
 
@@ -151,5 +171,32 @@ mod tests {
             c.get(8, 0, SLOT_VALUES + 1, fill),
             Ok(Lookup::Pass)
         ));
+    }
+
+    #[test]
+    fn blocks_of_one_set_do_not_evict_each_other() {
+        // The smallest cache has one set per shard: keys that land in the
+        // same shard share it. Up to WAYS of them stay cached together.
+        let c = BlockCache::new(0);
+        assert_eq!(c.sets_per_shard, 1);
+        let shard_of = |k: u64| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize % SHARDS;
+        let keys: Vec<u64> = (1u64..)
+            .filter(|&k| shard_of(k) == shard_of(1))
+            .take(WAYS)
+            .collect();
+        let fill = |v: &mut [Packed]| -> Result<(), ()> {
+            v.fill(9);
+            Ok(())
+        };
+        for &k in &keys {
+            assert!(matches!(c.get(k, 0, 10, fill), Ok(Lookup::Pass)));
+        }
+        for &k in &keys {
+            assert!(matches!(c.get(k, 0, 10, fill), Ok(Lookup::Hit(9))));
+        }
+        let never = |_: &mut [Packed]| -> Result<(), ()> { panic!("decoded a cached block") };
+        for &k in &keys {
+            assert!(matches!(c.get(k, 1, 10, never), Ok(Lookup::Hit(9))));
+        }
     }
 }
