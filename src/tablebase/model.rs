@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::rans::{normalize, Decoder, Encoder, Model};
+use super::rans::{normalize, Decoder, Encoder, Flat3, Model};
 use crate::value::Packed;
 
 pub const WDL_DRAW: u8 = 0;
@@ -175,6 +175,8 @@ fn walk(block: &[Packed], mut f: impl FnMut(Step)) {
 /// The model ready for coding (decode tables built).
 pub struct TierModel {
     wdl: Vec<Model>,
+    /// `wdl` laid out flat for decoding.
+    wdl_flat: [Flat3; WDL_CONTEXTS],
     rem: Vec<Model>,
     /// rem symbol → dense index in `rem[ctx]`, per context (`NONE`: absent).
     rem_dense: Vec<[u16; REM_SYMBOLS]>,
@@ -222,8 +224,13 @@ impl TierModel {
             rem_dense.push(dense);
             rem_sym.push(syms);
         }
+        let mut wdl_flat = [Flat3::default(); WDL_CONTEXTS];
+        for (f, m) in wdl_flat.iter_mut().zip(&wdl) {
+            *f = Flat3::new(m);
+        }
         Ok(TierModel {
             wdl,
+            wdl_flat,
             rem,
             rem_dense,
             rem_sym,
@@ -276,10 +283,7 @@ impl TierModel {
         let mut d = Decoder::new(wdl)?;
         let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
         for o in out.iter_mut() {
-            let w = d.get_small(&self.wdl[wdl_ctx(p1, p2)])? as u8;
-            if w > WDL_WIN {
-                return Err(format!("WDL symbol {w}"));
-            }
+            let w = d.get3(&self.wdl_flat[wdl_ctx(p1, p2)]) as u8;
             *o = w;
             p2 = p1;
             p1 = w;
@@ -313,7 +317,7 @@ impl TierModel {
         let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
         let (mut pw, mut pr) = (WDL_LOSS, 0u16);
         for o in out.iter_mut() {
-            let w = d.get_small(&self.wdl[wdl_ctx(p1, p2)])? as u8;
+            let w = d.get3(&self.wdl_flat[wdl_ctx(p1, p2)]) as u8;
             p2 = p1;
             p1 = w;
             if w == WDL_DRAW {

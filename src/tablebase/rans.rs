@@ -128,6 +128,31 @@ impl Model {
     }
 }
 
+/// A model of at most three symbols laid out flat for the decoder: the
+/// WDL contexts, decoded once per slot on every lookup, so their tables
+/// must sit in a few cache lines with no pointer to follow.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Flat3 {
+    start: [u32; 3],
+    freq: [u32; 3],
+}
+
+impl Flat3 {
+    /// The flat form of `m` (which has at most three symbols; a missing
+    /// symbol gets no frequency and starts at the end of the scale).
+    pub fn new(m: &Model) -> Flat3 {
+        let mut f = Flat3 {
+            start: [PROB_SCALE; 3],
+            freq: [0; 3],
+        };
+        for (k, sym) in m.syms.iter().take(3).enumerate() {
+            f.start[k] = sym.start as u32;
+            f.freq[k] = sym.freq as u32;
+        }
+        f
+    }
+}
+
 /// Encoder: push symbols in *reverse* order, then [`Encoder::finish`].
 pub struct Encoder {
     x: u32,
@@ -269,6 +294,18 @@ impl<'a> Decoder<'a> {
         let sym = m.syms[s];
         self.advance(sym.start as u32, sym.freq as u32)?;
         Ok(s)
+    }
+
+    /// Decode one symbol of a flat three-symbol model: two comparisons
+    /// with the starts (a symbol without frequency shares its start with
+    /// the next one, so it is never chosen).
+    #[inline(always)]
+    pub fn get3(&mut self, m: &Flat3) -> usize {
+        let x = self.x & (PROB_SCALE - 1);
+        let s = (x >= m.start[1]) as usize + (x >= m.start[2]) as usize;
+        // Never fails: `advance` only records an overrun.
+        let _ = self.advance(m.start[s], m.freq[s]);
+        s
     }
 
     /// Decode one byte of the uniform model.
