@@ -67,8 +67,9 @@ const BY_SIZE: [[u32; 32]; 33] = {
 ///
 /// Element i (from the top) is the largest b with C(b, i) ≤ idx. Row i of
 /// [`BY_SIZE`] does not decrease, so the b with C(b, i) ≤ idx are exactly
-/// 0..=that element, and it is their count minus one: a branch-free sum of
-/// 32 comparisons that the compiler turns into a few vector instructions,
+/// 0..=that element, and it is their count minus one: a mask of 32 (on small
+/// boards 16) comparisons, which the compiler turns into a few vector
+/// instructions, and a popcount,
 /// instead of a scan whose stopping branch the CPU mispredicts once per
 /// element. (Everything at or above the previous element exceeds idx, so
 /// the count never reaches it.)
@@ -79,7 +80,9 @@ pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
     let mut set = 0u32;
     for i in (1..=k as usize).rev() {
         let row = &BY_SIZE[i];
-        let below = row
+        // On at most 16 points half the row is enough (elements are < n).
+        let lanes = if n <= 16 { &row[..16] } else { &row[..] };
+        let below = lanes
             .iter()
             .enumerate()
             .fold(0u32, |m, (b, &c)| m | (((c <= idx) as u32) << b));
