@@ -103,6 +103,19 @@ pub trait Game: Send + Sync {
     fn variant_spec(&self) -> String {
         self.id().to_string()
     }
+    /// The family's disputed rule readings, as `key=value` switches that
+    /// turn a preset's reading into another one (the report values the
+    /// start under each). Default: none.
+    fn rule_switches(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+    /// Plausible start positions on this board and material, as (label,
+    /// board part of a position), the rules' own setup first (the report
+    /// values each; every position is solved, so no new tables are
+    /// needed). Default: none known.
+    fn plausible_setups(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// Human name, e.g. `Cannon Chess 5×4`.
     fn title(&self) -> &str;
     /// One line describing the board, e.g. `4 files × 5 ranks, 20 points`.

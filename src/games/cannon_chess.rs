@@ -909,6 +909,40 @@ impl Game for CannonChess {
         }
     }
 
+    fn rule_switches(&self) -> Vec<&'static str> {
+        vec!["tiao=any", "lone=step", "one-v-one=play"]
+    }
+
+    fn plausible_setups(&self) -> Vec<(String, String)> {
+        // The seed's pattern (a full edge row and the two ends of the next
+        // row) and its reading with the middle pair of the next row, where
+        // the material is exactly that: W + 2 pieces on an even width.
+        let w = self.w as usize;
+        if self.max_side as usize != w + 2 || w < 4 || w % 2 != 0 || self.h < 4 {
+            return Vec::new();
+        }
+        let row = |c: char, cells: &dyn Fn(usize) -> bool| -> String {
+            (0..w).map(|x| if cells(x) { c } else { '.' }).collect()
+        };
+        let board = |second: &dyn Fn(usize) -> bool| {
+            let mut ranks = vec![row('O', &|_| true), row('O', second)];
+            ranks.extend((0..self.h as usize - 4).map(|_| ".".repeat(w)));
+            ranks.push(row('X', second));
+            ranks.push(row('X', &|_| true));
+            ranks.join("/")
+        };
+        vec![
+            (
+                "seed: edge row + its two ends".into(),
+                board(&|x| x == 0 || x == w - 1),
+            ),
+            (
+                "edge row + the middle pair".into(),
+                board(&|x| x == w / 2 - 1 || x == w / 2),
+            ),
+        ]
+    }
+
     fn symmetry_images(&self, p: &CcPos, out: &mut Vec<CcPos>) {
         // Each board image, and its colour exchange: the same mover and
         // other sets with the other colour to move.

@@ -732,6 +732,36 @@ impl Game for Cannons {
             });
     }
 
+    fn rule_switches(&self) -> Vec<&'static str> {
+        vec!["immobility=static", "threshold=5"]
+    }
+
+    fn plausible_setups(&self) -> Vec<(String, String)> {
+        // Readings of the seeds' setups on the 5 × 5 board: where the
+        // soldiers that do not fill whole ranks stand, and where the cannons.
+        let setups: &[(&str, &str)] = match (self.w, self.h, self.n_cannons, self.max_soldiers) {
+            (5, 5, 2, 12) => &[
+                (
+                    "qibase: a3 e3, cannons b1 d1",
+                    "SSSSS/SSSSS/S...S/...../.C.C.",
+                ),
+                ("b3 d3, cannons b1 d1", "SSSSS/SSSSS/.S.S./...../.C.C."),
+                ("a3 e3, cannons a1 e1", "SSSSS/SSSSS/S...S/...../C...C"),
+                ("b3 d3, cannons a1 e1", "SSSSS/SSSSS/.S.S./...../C...C"),
+            ],
+            (5, 5, 3, 15) => &[
+                ("seed: cannons b1 c1 d1", "SSSSS/SSSSS/SSSSS/...../.CCC."),
+                ("cannons a1 c1 e1", "SSSSS/SSSSS/SSSSS/...../C.C.C"),
+                ("cannons b1 d1 c2", "SSSSS/SSSSS/SSSSS/..C../.C.C."),
+            ],
+            _ => &[],
+        };
+        setups
+            .iter()
+            .map(|&(l, b)| (l.to_string(), b.to_string()))
+            .collect()
+    }
+
     fn symmetry_images(&self, p: &CannonsPos, out: &mut Vec<CannonsPos>) {
         for s in 0..self.symmetry_count() {
             out.push(self.symmetric(s, p));

@@ -12,67 +12,6 @@ use crate::tablebase::Tablebase;
 use crate::with_game;
 use crate::Game;
 
-/// The rule switches of each family, as `key=value` to add to a base name.
-fn switches(base: &str) -> &'static [&'static str] {
-    match base {
-        "cannon-chess" | "cannon-chess-4x4" => &["tiao=any", "lone=step", "one-v-one=play"],
-        "two-cannons" | "three-cannons" => &["immobility=static", "threshold=5"],
-        _ => &[],
-    }
-}
-
-/// Plausible start positions on the base's board (board part only), with
-/// a label: the seed's pattern and its readings.
-fn setups(base: &str, id: &str) -> Vec<(&'static str, String)> {
-    let board = id.contains("board=");
-    match base {
-        "cannon-chess" if !board => vec![
-            (
-                "seed: edge row + its two ends",
-                "OOOO/O..O/..../X..X/XXXX".into(),
-            ),
-            (
-                "edge row + the middle pair",
-                "OOOO/.OO./..../.XX./XXXX".into(),
-            ),
-        ],
-        "cannon-chess-4x4" if !board => vec![
-            (
-                "seed: edge row + its two ends",
-                "OOOO/O..O/X..X/XXXX".into(),
-            ),
-            ("edge row + the middle pair", "OOOO/.OO./.XX./XXXX".into()),
-        ],
-        "two-cannons" if !board => vec![
-            (
-                "qibase: a3 e3, cannons b1 d1",
-                "SSSSS/SSSSS/S...S/...../.C.C.".into(),
-            ),
-            (
-                "b3 d3, cannons b1 d1",
-                "SSSSS/SSSSS/.S.S./...../.C.C.".into(),
-            ),
-            (
-                "a3 e3, cannons a1 e1",
-                "SSSSS/SSSSS/S...S/...../C...C".into(),
-            ),
-            (
-                "b3 d3, cannons a1 e1",
-                "SSSSS/SSSSS/.S.S./...../C...C".into(),
-            ),
-        ],
-        "three-cannons" if !board => vec![
-            (
-                "seed: cannons b1 c1 d1",
-                "SSSSS/SSSSS/SSSSS/...../.CCC.".into(),
-            ),
-            ("cannons a1 c1 e1", "SSSSS/SSSSS/SSSSS/...../C.C.C".into()),
-            ("cannons b1 d1 c2", "SSSSS/SSSSS/SSSSS/..C../.C.C.".into()),
-        ],
-        _ => Vec::new(),
-    }
-}
-
 /// The start value of `spec` (with its own setup, or `setup` if given),
 /// if its tables are in `dir`.
 fn start_value(spec: &str, setup: Option<&str>, dir: &Path) -> Option<String> {
@@ -93,7 +32,11 @@ fn start_value(spec: &str, setup: Option<&str>, dir: &Path) -> Option<String> {
 /// The section's markdown (empty for a game without rule switches).
 pub fn section(id: &str, dir: &Path) -> String {
     let base = id.split(':').next().unwrap_or(id);
-    if switches(base).is_empty() {
+    let Ok(any) = AnyGame::from_id(id) else {
+        return String::new();
+    };
+    let (sws, setups) = with_game!(any, |g| (g.rule_switches(), g.plausible_setups()));
+    if sws.is_empty() {
         return String::new();
     }
     let mut s = String::from("## Rule readings and setups\n\n");
@@ -111,7 +54,6 @@ pub fn section(id: &str, dir: &Path) -> String {
             .ok()
             .map(|any| with_game!(any, |g| g.id().to_string()))
     };
-    let sws = switches(base);
     let mut candidates = vec![base.to_string()];
     candidates.extend(sws.iter().map(|sw| format!("{base}:{sw}")));
     candidates.push(format!("{base}:{}", sws.join(",")));
@@ -128,14 +70,55 @@ pub fn section(id: &str, dir: &Path) -> String {
         let v = start_value(spec, None, dir).unwrap_or_else(|| "not solved".into());
         s.push_str(&format!("| `{spec}` | {v} |\n"));
     }
-    let setups = setups(base, id);
     if !setups.is_empty() {
         s.push_str("\n| setup | start position | value (first player to move) |\n|---|---|---|\n");
-        for (label, board) in setups {
-            let v = start_value(id, Some(&board), dir).unwrap_or_else(|| "not solved".into());
+        for (label, board) in &setups {
+            let v = start_value(id, Some(board), dir).unwrap_or_else(|| "not solved".into());
             s.push_str(&format!("| {label} | `{board}` | {v} |\n"));
         }
     }
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::GAME_IDS;
+
+    /// Every game's plausible setups are positions of its own material,
+    /// distinct, and the first is the game's own start.
+    #[test]
+    fn plausible_setups_are_positions_and_start_with_the_seed() {
+        for id in GAME_IDS
+            .iter()
+            .copied()
+            .chain(["cannon-chess:board=6x5,pieces=8"])
+        {
+            let any = AnyGame::from_id(id).unwrap();
+            with_game!(any, |g| {
+                let setups = g.plausible_setups();
+                let letter = g.side_letter(crate::Side::First);
+                let mut boards: Vec<&String> = setups.iter().map(|(_, b)| b).collect();
+                for (label, board) in &setups {
+                    let p = g
+                        .parse_pos(&variant::setup_position(board, letter))
+                        .unwrap_or_else(|e| panic!("{id}: setup '{label}' ({board}): {e}"));
+                    assert_eq!(g.tier_of(&p), g.tier_of(&g.start()), "{id}: {label}");
+                }
+                if let Some((_, first)) = setups.first() {
+                    let start = g.format_pos(&g.start());
+                    assert!(
+                        start.starts_with(first.as_str()),
+                        "{id}: {start} vs {first}"
+                    );
+                }
+                boards.sort();
+                boards.dedup();
+                assert_eq!(boards.len(), setups.len(), "{id}: setups repeat");
+                // The families with disputed rules list them.
+                assert_eq!(g.rule_switches().is_empty(), id == "weiming", "{id}");
+            });
+        }
+    }
 }
