@@ -72,8 +72,15 @@ pub trait ReportGame: Game {
         counts.to_vec()
     }
 
-    /// The rules in brief and the interpretations taken (markdown).
+    /// The rules in brief and the interpretations taken (markdown), for
+    /// the family's presets; a variant's parameters are listed after them.
     fn rules_brief(&self) -> &'static str;
+
+    /// The family's variant parameters (for the report's list of what a
+    /// variant changes). Default: none.
+    fn param_docs(&self) -> &'static [crate::games::variant::ParamDoc] {
+        &[]
+    }
 
     /// Game-specific sections (markdown), e.g. other setups or boards.
     fn extra_sections(&self, _probe: &Probe<Self>, _opts: &ReportOptions) -> Result<String, String>
@@ -173,6 +180,9 @@ impl ReportGame for CannonChess {
     }
     fn rules_brief(&self) -> &'static str {
         CANNON_CHESS_RULES
+    }
+    fn param_docs(&self) -> &'static [crate::games::variant::ParamDoc] {
+        crate::games::cannon_chess::PARAMS
     }
     fn extra_sections(&self, probe: &Probe<Self>, opts: &ReportOptions) -> Result<String, String> {
         let dir = opts.compare_dir.as_ref().unwrap_or(&opts.dir);
@@ -283,6 +293,9 @@ impl ReportGame for Cannons {
     }
     fn rules_brief(&self) -> &'static str {
         CANNONS_RULES
+    }
+    fn param_docs(&self) -> &'static [crate::games::variant::ParamDoc] {
+        crate::games::cannons::PARAMS
     }
     fn extra_sections(&self, probe: &Probe<Self>, _opts: &ReportOptions) -> Result<String, String> {
         // The seed's setup question is about the 5 × 5 board with two

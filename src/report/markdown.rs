@@ -260,6 +260,28 @@ fn rules<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(), St
     let md = &mut doc.markdown;
     let _ = writeln!(md, "## Rules in brief\n");
     let _ = writeln!(md, "{}\n", g.rules_brief());
+    // A variant: what its parameters change (they override the preset's
+    // rules and interpretations above where the two disagree).
+    let spec = g.variant_spec();
+    if let Ok(raw) = crate::games::variant::split(&spec) {
+        if !raw.params.is_empty() {
+            let _ = writeln!(
+                md,
+                "**This variant, `{spec}`,** changes the rules of `{}` above; where they disagree, \
+                 this holds:\n",
+                raw.base
+            );
+            for (k, v) in &raw.params {
+                let help = g
+                    .param_docs()
+                    .iter()
+                    .find(|d| d.key == *k)
+                    .map_or("", |d| d.help);
+                let _ = writeln!(md, "- `{k}={v}` (parameter `{k}`: {help}).");
+            }
+            let _ = writeln!(md);
+        }
+    }
     let _ = writeln!(md, "{}\n", super::games::common_rules());
     let _ = writeln!(
         md,
