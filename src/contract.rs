@@ -263,7 +263,7 @@ fn check_used_slots<G: Game>(
 ) -> Result<(), Violation> {
     let size = g.tier_size(t);
     let windows: Vec<std::ops::Range<u64>> = if complete {
-        vec![0..size]
+        std::iter::once(0..size).collect()
     } else {
         slots
             .iter()

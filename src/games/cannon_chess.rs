@@ -918,7 +918,7 @@ impl Game for CannonChess {
         // row) and its reading with the middle pair of the next row, where
         // the material is exactly that: W + 2 pieces on an even width.
         let w = self.w as usize;
-        if self.max_side as usize != w + 2 || w < 4 || w % 2 != 0 || self.h < 4 {
+        if self.max_side as usize != w + 2 || w < 4 || !w.is_multiple_of(2) || self.h < 4 {
             return Vec::new();
         }
         let row = |c: char, cells: &dyn Fn(usize) -> bool| -> String {

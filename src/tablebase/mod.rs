@@ -180,7 +180,7 @@ impl<'g, G: Game> Tablebase<'g, G> {
 
     /// The open file of tier `t` (opened and header-checked on first use).
     pub fn tier_file(&self, t: TierKey) -> Result<Arc<TierFile>, TbError> {
-        self.file(t).map(|f| f.clone())
+        self.file(t).cloned()
     }
 
     /// The open file of tier `t`, borrowed (the probes' path).
