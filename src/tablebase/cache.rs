@@ -1,9 +1,10 @@
 //! One cache of decoded blocks for the whole process, shared by every open
 //! tier file and every thread, sized by the machine's memory.
 //!
-//! It is split into shards (one mutex each), each a small direct-mapped
-//! table of block-sized slots; a shard's memory is allocated when it is
-//! first used, so a short `query` pays nothing for a large cache.
+//! It is split into shards (one mutex each), each a small 4-way
+//! set-associative table of block-sized slots; a shard's memory is
+//! allocated when it is first used, so a short `query` pays nothing for a
+//! large cache.
 //!
 //! Admission: a block is decoded whole and cached only on its *second*
 //! miss; the first miss only decodes up to the wanted slot (half a block on
