@@ -280,22 +280,6 @@ impl<'a> Decoder<'a> {
         Ok(s)
     }
 
-    /// Decode one symbol of a model with few symbols (WDL) by comparing
-    /// with the starts: no table lookup, so no cache miss. The symbol is
-    /// the last one whose start is at most the slot (a symbol without
-    /// frequency shares its start with the next one and so is never it).
-    #[inline]
-    pub fn get_small(&mut self, m: &Model) -> Result<usize, &'static str> {
-        let x = self.x & (PROB_SCALE - 1);
-        let mut s = 0;
-        for k in 1..m.syms.len() {
-            s += (x >= m.syms[k].start as u32) as usize;
-        }
-        let sym = m.syms[s];
-        self.advance(sym.start as u32, sym.freq as u32)?;
-        Ok(s)
-    }
-
     /// Decode one symbol of a flat three-symbol model: two comparisons
     /// with the starts (a symbol without frequency shares its start with
     /// the next one, so it is never chosen).
@@ -367,11 +351,12 @@ mod tests {
             assert_eq!(d.get(&m).unwrap(), s);
         }
         d.finish().unwrap();
-        if alphabet <= 4 {
+        if alphabet <= 3 {
+            let flat = Flat3::new(&m);
             let mut d = Decoder::new(&bytes).unwrap();
             for &s in symbols {
                 assert_eq!(d.get_byte().unwrap(), (s * 7) as u8);
-                assert_eq!(d.get_small(&m).unwrap(), s);
+                assert_eq!(d.get3(&flat), s);
             }
             d.finish().unwrap();
         }
