@@ -22,6 +22,8 @@
 //!   x's tier, has no rule end and a move to `x`, and each in-tier move
 //!   `x → c` has `x` among c's un-moves (checked on a symmetry image too,
 //!   not only on the positions `unrank` returns);
+//! * `child_ranks` and `unmove_ranks` list the same (tier, rank) pairs as
+//!   ranking every move's child and every un-move (as multisets);
 //! * notation: positions and moves read back as themselves.
 //!
 //! [`check_values`] checks a solved closed subset: the value of every image
@@ -80,6 +82,7 @@ pub enum Clause {
     OrbitSize,
     MoveTier,
     Unmoves,
+    RankLists,
     Notation,
     Values,
 }
@@ -324,6 +327,9 @@ struct Scratch<G: Game> {
     unmoves: Vec<G::Pos>,
     back: Vec<G::Pos>,
     in_tier: Vec<u64>,
+    listed: Vec<(TierKey, u64)>,
+    plain: Vec<(TierKey, u64)>,
+    ranks: Vec<u64>,
 }
 
 impl<G: Game> Default for Scratch<G> {
@@ -334,6 +340,9 @@ impl<G: Game> Default for Scratch<G> {
             unmoves: Vec::new(),
             back: Vec::new(),
             in_tier: Vec::new(),
+            listed: Vec::new(),
+            plain: Vec::new(),
+            ranks: Vec::new(),
         }
     }
 }
@@ -484,11 +493,28 @@ fn check_moves<G: Game>(
             );
         }
     }
+    // The game's own parent rank list against ranking each un-move.
+    sc.ranks.clear();
+    g.unmove_ranks(t, x, &mut sc.back, &mut sc.ranks);
+    sc.listed.clear();
+    sc.listed.extend(sc.ranks.iter().map(|&r| (t, r)));
+    sc.plain.clear();
+    sc.plain
+        .extend(sc.unmoves.iter().map(|q| (g.tier_of(q), g.rank(t, q))));
+    same_ranks(g, x, "unmove_ranks", "its un-moves", sc)?;
     if g.rule_end(x).is_some() {
         return Ok(());
     }
+    sc.listed.clear();
+    g.child_ranks(x, &mut sc.moves, &mut sc.listed);
     sc.moves.clear();
     g.moves(x, &mut sc.moves);
+    sc.plain.clear();
+    sc.plain.extend(sc.moves.iter().map(|m| {
+        let c = g.apply(x, m);
+        (g.tier_of(&c), g.rank(g.tier_of(&c), &c))
+    }));
+    same_ranks(g, x, "child_ranks", "its moves' children", sc)?;
     sc.in_tier.clear();
     for k in 0..sc.moves.len() {
         let m = sc.moves[k];
@@ -547,6 +573,31 @@ fn check_moves<G: Game>(
         return fail(Clause::SolverLimit, format!("{} has {} distinct in-tier children, the solver counts at most {MAX_IN_TIER_CHILDREN}", fx(), sc.in_tier.len()));
     }
     s.max_in_tier = s.max_in_tier.max(sc.in_tier.len());
+    Ok(())
+}
+
+/// `sc.listed` (what the game's `method` gives for `x`) and `sc.plain` (the
+/// plain ranks of `what`) hold the same pairs, counted with multiplicity.
+fn same_ranks<G: Game>(
+    g: &G,
+    x: &G::Pos,
+    method: &str,
+    what: &str,
+    sc: &mut Scratch<G>,
+) -> Result<(), Violation> {
+    sc.listed.sort_unstable();
+    sc.plain.sort_unstable();
+    if sc.listed != sc.plain {
+        return fail(
+            Clause::RankLists,
+            format!(
+                "{method} of {} gives {:?}, ranking {what} gives {:?}",
+                g.format_pos(x),
+                sc.listed,
+                sc.plain
+            ),
+        );
+    }
     Ok(())
 }
 

@@ -234,6 +234,35 @@ pub trait Game: Send + Sync {
         }
     }
 
+    /// The child of every legal move of `p` (which has no rule end) as
+    /// (tier, rank in that tier), appended to `out`; `moves` is scratch.
+    /// An empty list means no legal move. The default applies and ranks
+    /// each move; a game may share work between children, e.g. rank a
+    /// move of one kind of piece from what stays fixed (the contract
+    /// checker compares the list with the default's, as a multiset).
+    fn child_ranks(
+        &self,
+        p: &Self::Pos,
+        moves: &mut Vec<Self::Move>,
+        out: &mut Vec<(TierKey, u64)>,
+    ) {
+        child_ranks_by_moves(self, p, moves, out)
+    }
+
+    /// The ranks in tier `t` of the [`unmoves`](Self::unmoves) of `p`,
+    /// appended to `out`; `parents` is scratch. Duplicates are allowed.
+    /// The default ranks each un-move; a game may share work between them
+    /// (checked like [`child_ranks`](Self::child_ranks)).
+    fn unmove_ranks(
+        &self,
+        t: TierKey,
+        p: &Self::Pos,
+        parents: &mut Vec<Self::Pos>,
+        out: &mut Vec<u64>,
+    ) {
+        unmove_ranks_by_unmoves(self, t, p, parents, out)
+    }
+
     // ----- symmetry -------------------------------------------------------
 
     /// Appends `p` and its images under every symmetry of the rules that the
@@ -260,6 +289,36 @@ pub trait Game: Send + Sync {
     /// The board's points (in `point_names` order) with coordinates, and the
     /// lines between them, so one renderer draws every board.
     fn geometry(&self) -> Geometry;
+}
+
+/// [`Game::child_ranks`] the plain way: apply and rank every legal move
+/// (for games overriding it on some positions only).
+pub fn child_ranks_by_moves<G: Game + ?Sized>(
+    g: &G,
+    p: &G::Pos,
+    moves: &mut Vec<G::Move>,
+    out: &mut Vec<(TierKey, u64)>,
+) {
+    moves.clear();
+    g.moves(p, moves);
+    for m in moves.iter() {
+        let c = g.apply(p, m);
+        let ct = g.tier_of(&c);
+        out.push((ct, g.rank(ct, &c)));
+    }
+}
+
+/// [`Game::unmove_ranks`] the plain way: rank every un-move.
+pub fn unmove_ranks_by_unmoves<G: Game + ?Sized>(
+    g: &G,
+    t: TierKey,
+    p: &G::Pos,
+    parents: &mut Vec<G::Pos>,
+    out: &mut Vec<u64>,
+) {
+    parents.clear();
+    g.unmoves(p, parents);
+    out.extend(parents.iter().map(|q| g.rank(t, q)));
 }
 
 /// A board as points and lines, for drawing (the web page). Coordinates are

@@ -131,108 +131,164 @@ fn random_cannons_variants_keep_the_contract() {
     }
 }
 
-/// A game whose numbering claims a symmetry its rules do not have: the
-/// checker must catch it (so the checks above can fail).
+/// What [`Wrong`] breaks in cannon chess's contract.
+#[derive(Clone, Copy, PartialEq)]
+enum Fault {
+    /// Numbered by symmetry class but declaring no images: the default
+    /// orbit of one position, so the used slots no longer add up to the
+    /// tier's positions.
+    NoImages,
+    /// A child rank list that drops a capture's child.
+    ChildRanks,
+    /// A parent rank list that repeats one parent in place of another.
+    UnmoveRanks,
+}
+
+/// Cannon chess with one fault: the checker must catch each (so the
+/// checks above can fail).
+struct Wrong(CannonChess, Fault);
+
 #[test]
 fn a_broken_contract_is_caught() {
-    // Cannon chess numbered by position but with a wrong orbit size.
-    struct Wrong(CannonChess);
-    impl Game for Wrong {
-        type Pos = <CannonChess as Game>::Pos;
-        type Move = <CannonChess as Game>::Move;
-        fn id(&self) -> &str {
-            self.0.id()
-        }
-        fn title(&self) -> &str {
-            self.0.title()
-        }
-        fn board_desc(&self) -> String {
-            self.0.board_desc()
-        }
-        fn material_desc(&self) -> String {
-            self.0.material_desc()
-        }
-        fn rules_hash(&self) -> u64 {
-            self.0.rules_hash()
-        }
-        fn side_letter(&self, s: qibase::Side) -> char {
-            self.0.side_letter(s)
-        }
-        fn start(&self) -> Self::Pos {
-            self.0.start()
-        }
-        fn side_to_move(&self, p: &Self::Pos) -> qibase::Side {
-            self.0.side_to_move(p)
-        }
-        fn parse_pos(&self, s: &str) -> Result<Self::Pos, String> {
-            self.0.parse_pos(s)
-        }
-        fn format_pos(&self, p: &Self::Pos) -> String {
-            self.0.format_pos(p)
-        }
-        fn diagram(&self, p: &Self::Pos, l: Option<&Self::Move>) -> String {
-            self.0.diagram(p, l)
-        }
-        fn format_move(&self, m: &Self::Move) -> String {
-            self.0.format_move(m)
-        }
-        fn point_names(&self) -> Vec<String> {
-            self.0.point_names()
-        }
-        fn occupancy(&self, p: &Self::Pos) -> Vec<char> {
-            self.0.occupancy(p)
-        }
-        fn geometry(&self) -> qibase::game::Geometry {
-            self.0.geometry()
-        }
-        fn rule_end(&self, p: &Self::Pos) -> Option<qibase::GameEnd> {
-            self.0.rule_end(p)
-        }
-        fn moves(&self, p: &Self::Pos, out: &mut Vec<Self::Move>) {
-            self.0.moves(p, out)
-        }
-        fn apply(&self, p: &Self::Pos, m: &Self::Move) -> Self::Pos {
-            self.0.apply(p, m)
-        }
-        fn tiers(&self, m: Option<u32>) -> Vec<u32> {
-            self.0.tiers(m)
-        }
-        fn tier_name(&self, t: u32) -> String {
-            self.0.tier_name(t)
-        }
-        fn tier_of(&self, p: &Self::Pos) -> u32 {
-            self.0.tier_of(p)
-        }
-        fn tier_max_pieces(&self, t: u32) -> u32 {
-            self.0.tier_max_pieces(t)
-        }
-        fn tier_size(&self, t: u32) -> u64 {
-            self.0.tier_size(t)
-        }
-        fn tier_positions(&self, t: u32) -> u64 {
-            self.0.tier_positions(t)
-        }
-        fn tier_deps(&self, t: u32) -> Vec<u32> {
-            self.0.tier_deps(t)
-        }
-        fn rank(&self, t: u32, p: &Self::Pos) -> u64 {
-            self.0.rank(t, p)
-        }
-        fn unrank(&self, t: u32, i: u64) -> Self::Pos {
-            self.0.unrank(t, i)
-        }
-        fn unmoves(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>) {
-            self.0.unmoves(p, out)
-        }
-        // No images declared: the default orbit of one position, so the
-        // used slots no longer add up to the tier's positions.
-    }
-    let g = Wrong(CannonChess::four_by_four());
     let scope = Scope {
         max_pieces: Some(2),
         every_slot_up_to: u64::MAX,
         ..Scope::default()
     };
-    let err = check_game(&g, &scope).expect_err("orbit sizes are wrong");
-    assert_eq!(err.clause, Clause::OrbitSize, "{err}");
+    for (fault, clause) in [
+        (Fault::NoImages, Clause::OrbitSize),
+        (Fault::ChildRanks, Clause::RankLists),
+        (Fault::UnmoveRanks, Clause::RankLists),
+    ] {
+        let g = Wrong(CannonChess::four_by_four(), fault);
+        let err = check_game(&g, &scope).expect_err("the fault is caught");
+        assert_eq!(err.clause, clause, "{err}");
+    }
+}
+
+impl Game for Wrong {
+    type Pos = <CannonChess as Game>::Pos;
+    type Move = <CannonChess as Game>::Move;
+    fn id(&self) -> &str {
+        self.0.id()
+    }
+    fn title(&self) -> &str {
+        self.0.title()
+    }
+    fn board_desc(&self) -> String {
+        self.0.board_desc()
+    }
+    fn material_desc(&self) -> String {
+        self.0.material_desc()
+    }
+    fn rules_hash(&self) -> u64 {
+        self.0.rules_hash()
+    }
+    fn side_letter(&self, s: qibase::Side) -> char {
+        self.0.side_letter(s)
+    }
+    fn start(&self) -> Self::Pos {
+        self.0.start()
+    }
+    fn side_to_move(&self, p: &Self::Pos) -> qibase::Side {
+        self.0.side_to_move(p)
+    }
+    fn parse_pos(&self, s: &str) -> Result<Self::Pos, String> {
+        self.0.parse_pos(s)
+    }
+    fn format_pos(&self, p: &Self::Pos) -> String {
+        self.0.format_pos(p)
+    }
+    fn diagram(&self, p: &Self::Pos, l: Option<&Self::Move>) -> String {
+        self.0.diagram(p, l)
+    }
+    fn format_move(&self, m: &Self::Move) -> String {
+        self.0.format_move(m)
+    }
+    fn point_names(&self) -> Vec<String> {
+        self.0.point_names()
+    }
+    fn occupancy(&self, p: &Self::Pos) -> Vec<char> {
+        self.0.occupancy(p)
+    }
+    fn geometry(&self) -> qibase::game::Geometry {
+        self.0.geometry()
+    }
+    fn rule_end(&self, p: &Self::Pos) -> Option<qibase::GameEnd> {
+        self.0.rule_end(p)
+    }
+    fn moves(&self, p: &Self::Pos, out: &mut Vec<Self::Move>) {
+        self.0.moves(p, out)
+    }
+    fn apply(&self, p: &Self::Pos, m: &Self::Move) -> Self::Pos {
+        self.0.apply(p, m)
+    }
+    fn tiers(&self, m: Option<u32>) -> Vec<u32> {
+        self.0.tiers(m)
+    }
+    fn tier_name(&self, t: u32) -> String {
+        self.0.tier_name(t)
+    }
+    fn tier_of(&self, p: &Self::Pos) -> u32 {
+        self.0.tier_of(p)
+    }
+    fn tier_max_pieces(&self, t: u32) -> u32 {
+        self.0.tier_max_pieces(t)
+    }
+    fn tier_size(&self, t: u32) -> u64 {
+        self.0.tier_size(t)
+    }
+    fn tier_positions(&self, t: u32) -> u64 {
+        self.0.tier_positions(t)
+    }
+    fn tier_deps(&self, t: u32) -> Vec<u32> {
+        self.0.tier_deps(t)
+    }
+    fn rank(&self, t: u32, p: &Self::Pos) -> u64 {
+        self.0.rank(t, p)
+    }
+    fn unrank(&self, t: u32, i: u64) -> Self::Pos {
+        self.0.unrank(t, i)
+    }
+    fn unmoves(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>) {
+        self.0.unmoves(p, out)
+    }
+    fn symmetry_images(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>) {
+        match self.1 {
+            Fault::NoImages => out.push(*p),
+            _ => self.0.symmetry_images(p, out),
+        }
+    }
+    fn orbit_size(&self, p: &Self::Pos) -> u64 {
+        match self.1 {
+            Fault::NoImages => 1,
+            _ => self.0.orbit_size(p),
+        }
+    }
+    fn child_ranks(&self, p: &Self::Pos, moves: &mut Vec<Self::Move>, out: &mut Vec<(u32, u64)>) {
+        let start = out.len();
+        self.0.child_ranks(p, moves, out);
+        if self.1 == Fault::ChildRanks {
+            let t = self.0.tier_of(p);
+            if let Some(k) = out[start..].iter().position(|&(ct, _)| ct != t) {
+                out.remove(start + k);
+            }
+        }
+    }
+    fn unmove_ranks(
+        &self,
+        t: u32,
+        p: &Self::Pos,
+        parents: &mut Vec<Self::Pos>,
+        out: &mut Vec<u64>,
+    ) {
+        let start = out.len();
+        self.0.unmove_ranks(t, p, parents, out);
+        if self.1 == Fault::UnmoveRanks && out.len() >= start + 2 {
+            let n = out.len();
+            if out[n - 1] != out[n - 2] {
+                out[n - 1] = out[n - 2];
+            }
+        }
+    }
 }

@@ -466,6 +466,17 @@ impl CannonChess {
         self.num.size(a, b)
     }
 
+    /// Where the half with mover count m and other count o starts in its
+    /// tier: the half with the larger count moving comes first.
+    #[inline]
+    fn half_offset(&self, m: u32, o: u32) -> u64 {
+        if m >= o {
+            0
+        } else {
+            self.half_size(o, m)
+        }
+    }
+
     /// Piece counts (mover, other) at which the game has ended by rule.
     fn is_terminal_counts(&self, m: u32, o: u32) -> bool {
         m == 0 || o == 0 || (self.rules.one_v_one_draw && m == 1 && o == 1)
@@ -867,8 +878,7 @@ impl Game for CannonChess {
     fn rank(&self, t: TierKey, p: &CcPos) -> u64 {
         debug_assert_eq!(t, self.tier_of(p));
         let (m, o) = (p.me.count_ones(), p.opp.count_ones());
-        let offset = if m >= o { 0 } else { self.half_size(o, m) };
-        offset + self.num.rank(p.me, p.opp)
+        self.half_offset(m, o) + self.num.rank(p.me, p.opp)
     }
 
     fn unrank(&self, t: TierKey, i: u64) -> CcPos {
@@ -906,6 +916,28 @@ impl Game for CannonChess {
                     },
                 ))
             });
+        }
+    }
+
+    fn child_ranks(&self, p: &CcPos, moves: &mut Vec<CcMove>, out: &mut Vec<(TierKey, u64)>) {
+        // After a move without capture the mover set is p's other set,
+        // unchanged: its class and symmetry are found once for all such
+        // children. A capture changes it: rank those children in full.
+        let t = self.tier_of(p);
+        let (m, o) = (p.opp.count_ones(), p.me.count_ones());
+        let offset = self.half_offset(m, o);
+        let fixed = self.num.fix_a(p.opp, o);
+        moves.clear();
+        self.moves(p, moves);
+        for mv in moves.iter() {
+            let c = self.apply(p, mv);
+            if mv.captured == 0 {
+                debug_assert_eq!(c.me, p.opp);
+                out.push((t, offset + self.num.rank_fixed(&fixed, c.opp)));
+            } else {
+                let ct = self.tier_of(&c);
+                out.push((ct, self.rank(ct, &c)));
+            }
         }
     }
 

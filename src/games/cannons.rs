@@ -33,7 +33,7 @@ use std::ops::Range;
 use super::grid;
 use super::rules_hash::RulesHasher;
 use super::variant::{self, ParamDoc};
-use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
+use crate::game::{self, EndReason, Game, GameEnd, Side, TierKey};
 use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
 
@@ -730,6 +730,51 @@ impl Game for Cannons {
                     }
                 }
             });
+    }
+
+    fn child_ranks(
+        &self,
+        p: &CannonsPos,
+        moves: &mut Vec<CannonsMove>,
+        out: &mut Vec<(TierKey, u64)>,
+    ) {
+        if p.side == Side::First {
+            // Cannon moves change the cannon set: rank each child in full.
+            return game::child_ranks_by_moves(self, p, moves, out);
+        }
+        // Soldier steps leave the cannons, and with them their class and
+        // symmetry, where they are: found once for all the children.
+        let k = p.soldiers.count_ones();
+        let fixed = self.num.fix_a(p.cannons, k);
+        moves.clear();
+        self.moves(p, moves);
+        for m in moves.iter() {
+            let c = self.apply(p, m);
+            debug_assert_eq!(c.cannons, p.cannons);
+            out.push((k, self.num.rank_fixed(&fixed, c.soldiers) << 1));
+        }
+    }
+
+    fn unmove_ranks(
+        &self,
+        t: TierKey,
+        p: &CannonsPos,
+        parents: &mut Vec<CannonsPos>,
+        out: &mut Vec<u64>,
+    ) {
+        if p.side == Side::Second {
+            // The cannons moved last: each parent has other cannons.
+            return game::unmove_ranks_by_unmoves(self, t, p, parents, out);
+        }
+        // The soldiers moved last: every parent has p's cannons.
+        let fixed = self.num.fix_a(p.cannons, t);
+        parents.clear();
+        self.unmoves(p, parents);
+        out.extend(
+            parents
+                .iter()
+                .map(|q| self.num.rank_fixed(&fixed, q.soldiers) << 1 | 1),
+        );
     }
 
     fn rule_switches(&self) -> Vec<&'static str> {

@@ -337,6 +337,8 @@ pub fn solve_tier<G: Game>(
 struct InitWork<G: Game> {
     slots: Vec<(u64, G::Pos)>,
     moves: Vec<G::Move>,
+    /// The children of one position: (tier, rank).
+    children: Vec<(TierKey, u64)>,
     /// Distinct in-tier child ranks of the batch's positions, back to back.
     kids: Vec<u32>,
     /// Lower-tier children of the batch's positions: (table, rank).
@@ -354,6 +356,7 @@ impl<G: Game> Default for InitWork<G> {
         InitWork {
             slots: Vec::new(),
             moves: Vec::new(),
+            children: Vec::new(),
             kids: Vec::new(),
             lows: Vec::new(),
             open: Vec::new(),
@@ -391,25 +394,22 @@ fn init_batch<G: Game>(
             decide(i, end.value, w);
             continue;
         }
-        w.moves.clear();
-        g.moves(p, &mut w.moves);
-        if w.moves.is_empty() {
+        w.children.clear();
+        g.child_ranks(p, &mut w.moves, &mut w.children);
+        if w.children.is_empty() {
             decide(i, Value::Loss(0), w);
             continue;
         }
         let start = w.kids.len();
-        for m in w.moves.iter() {
-            let c = g.apply(p, m);
-            let ct = g.tier_of(&c);
+        for &(ct, r) in w.children.iter() {
             if ct == t {
-                let r = g.rank(t, &c) as u32;
+                let r = r as u32;
                 // The lists are tiny: a scan beats sorting.
                 if !w.kids[start..].contains(&r) {
                     w.kids.push(r);
                 }
             } else {
                 let table = lower.slot_of(ct);
-                let r = g.rank(ct, &c);
                 lower.prefetch(table, r);
                 w.lows.push((table as u32, r));
             }
@@ -464,7 +464,10 @@ fn init_batch<G: Game>(
 /// Scratch space of one level task.
 struct LevelWork<G: Game> {
     parents: Vec<G::Pos>,
+    /// The parent ranks of one position, as the game lists them.
+    parent_ranks: Vec<u64>,
     moves: Vec<G::Move>,
+    children: Vec<(TierKey, u64)>,
     /// Distinct parent ranks of each of the batch's positions, back to back
     /// (a parent of two of them is updated twice, once for each child).
     ranks: Vec<u32>,
@@ -476,7 +479,9 @@ impl<G: Game> Default for LevelWork<G> {
     fn default() -> Self {
         LevelWork {
             parents: Vec::new(),
+            parent_ranks: Vec::new(),
             moves: Vec::new(),
+            children: Vec::new(),
             ranks: Vec::new(),
             out: Found::default(),
             touches: 0,
@@ -509,11 +514,11 @@ fn propagate_batch<G: Game>(
             })
         );
         let p = g.unrank(t, i as u64);
-        w.parents.clear();
-        g.unmoves(&p, &mut w.parents);
+        w.parent_ranks.clear();
+        g.unmove_ranks(t, &p, &mut w.parents, &mut w.parent_ranks);
         let start = w.ranks.len();
-        for q in w.parents.iter() {
-            let j = g.rank(t, q) as u32;
+        for &j in w.parent_ranks.iter() {
+            let j = j as u32;
             // The lists are tiny: a scan beats sorting.
             if !w.ranks[start..].contains(&j) {
                 prefetch(&states[j as usize]);
@@ -524,7 +529,8 @@ fn propagate_batch<G: Game>(
     w.touches += w.ranks.len() as u64;
 
     let won = pack(Value::Win(level + 1));
-    for &j in &w.ranks {
+    for k in 0..w.ranks.len() {
+        let j = w.ranks[k];
         let s = &states[j as usize];
         if is_loss {
             // The parent can move to a loss: a win, at this level if no
@@ -545,7 +551,7 @@ fn propagate_batch<G: Game>(
                 // as the longest of them allows. No other thread touches
                 // this slot meanwhile: all its children are decided.
                 let q = g.unrank(t, j as u64);
-                let lm = lower_max_win(g, t, &q, lower, &mut w.moves, &mut w.touches);
+                let lm = lower_max_win(g, t, &q, lower, w);
                 let l = level.max(lm) + 1;
                 s.store(pack(Value::Loss(l)), Relaxed);
                 w.out[LOSSES].push((l, j));
@@ -561,18 +567,15 @@ fn lower_max_win<G: Game>(
     t: TierKey,
     p: &G::Pos,
     lower: &Lower,
-    moves: &mut Vec<G::Move>,
-    touches: &mut u64,
+    w: &mut LevelWork<G>,
 ) -> u16 {
-    moves.clear();
-    g.moves(p, moves);
+    w.children.clear();
+    g.child_ranks(p, &mut w.moves, &mut w.children);
     let mut max = 0;
-    for m in moves.iter() {
-        let c = g.apply(p, m);
-        let ct = g.tier_of(&c);
+    for &(ct, r) in w.children.iter() {
         if ct != t {
-            *touches += 1;
-            if let Value::Win(r) = lower.value(ct, g.rank(ct, &c)) {
+            w.touches += 1;
+            if let Value::Win(r) = lower.value(ct, r) {
                 max = max.max(r);
             }
         }
