@@ -23,7 +23,10 @@
 //!   `x → c` has `x` among c's un-moves (checked on a symmetry image too,
 //!   not only on the positions `unrank` returns);
 //! * `child_ranks` and `unmove_ranks` list the same (tier, rank) pairs as
-//!   ranking every move's child and every un-move (as multisets);
+//!   ranking every move's child and every un-move (as multisets),
+//!   `lower_child_ranks` the lower-tier ones and the in-tier count, and
+//!   where `in_tier_children_may_share_slots` says no, no two in-tier
+//!   moves lead to one slot;
 //! * notation: positions and moves read back as themselves.
 //!
 //! [`check_values`] checks a solved closed subset: the value of every image
@@ -515,6 +518,36 @@ fn check_moves<G: Game>(
         (g.tier_of(&c), g.rank(g.tier_of(&c), &c))
     }));
     same_ranks(g, x, "child_ranks", "its moves' children", sc)?;
+    // Counting in-tier children without ranks: a promise of distinct
+    // slots must hold, and the lower-tier list is the plain one's.
+    let in_tier = sc.plain.iter().filter(|c| c.0 == t).count();
+    if !g.in_tier_children_may_share_slots(x) {
+        if let Some(c) = sc.plain.windows(2).find(|c| c[0] == c[1] && c[0].0 == t) {
+            return fail(
+                Clause::RankLists,
+                format!(
+                    "{}: in_tier_children_may_share_slots says no, but two moves lead to slot {}",
+                    fx(),
+                    c[0].1
+                ),
+            );
+        }
+    }
+    sc.listed.clear();
+    let counted = g.lower_child_ranks(x, &mut sc.moves, &mut sc.listed);
+    if counted != in_tier {
+        return fail(
+            Clause::RankLists,
+            format!(
+                "lower_child_ranks of {} counts {counted} in-tier moves, there are {in_tier}",
+                fx()
+            ),
+        );
+    }
+    sc.plain.retain(|c| c.0 != t);
+    same_ranks(g, x, "lower_child_ranks", "its lower-tier children", sc)?;
+    sc.moves.clear();
+    g.moves(x, &mut sc.moves);
     sc.in_tier.clear();
     for k in 0..sc.moves.len() {
         let m = sc.moves[k];

@@ -249,6 +249,46 @@ pub trait Game: Send + Sync {
         child_ranks_by_moves(self, p, moves, out)
     }
 
+    /// The lower-tier children of `p` (which has no rule end) as (tier,
+    /// rank), appended to `out`, and the number of its in-tier moves
+    /// returned: [`child_ranks`](Self::child_ranks) without ranking the
+    /// in-tier children, which matters when they are known to have
+    /// distinct slots ([`in_tier_children_may_share_slots`]). The default
+    /// takes it from `child_ranks`.
+    ///
+    /// [`in_tier_children_may_share_slots`]: Self::in_tier_children_may_share_slots
+    fn lower_child_ranks(
+        &self,
+        p: &Self::Pos,
+        moves: &mut Vec<Self::Move>,
+        out: &mut Vec<(TierKey, u64)>,
+    ) -> usize {
+        let t = self.tier_of(p);
+        let start = out.len();
+        self.child_ranks(p, moves, out);
+        let mut in_tier = 0;
+        let mut k = start;
+        for j in start..out.len() {
+            if out[j].0 == t {
+                in_tier += 1;
+            } else {
+                out[k] = out[j];
+                k += 1;
+            }
+        }
+        out.truncate(k);
+        in_tier
+    }
+
+    /// False if no two in-tier moves of `p` lead to the same slot, so that
+    /// their number is the number of distinct in-tier child slots (the
+    /// solver's counter) without ranking them. The default, true, is
+    /// always safe; the contract checker checks a false.
+    fn in_tier_children_may_share_slots(&self, p: &Self::Pos) -> bool {
+        let _ = p;
+        true
+    }
+
     /// The ranks in tier `t` of the [`unmoves`](Self::unmoves) of `p`,
     /// appended to `out`; `parents` is scratch. Duplicates are allowed.
     /// The default ranks each un-move; a game may share work between them

@@ -142,6 +142,8 @@ enum Fault {
     ChildRanks,
     /// A parent rank list that repeats one parent in place of another.
     UnmoveRanks,
+    /// A promise that in-tier children never share a slot.
+    DistinctChildren,
 }
 
 /// Cannon chess with one fault: the checker must catch each (so the
@@ -159,6 +161,7 @@ fn a_broken_contract_is_caught() {
         (Fault::NoImages, Clause::OrbitSize),
         (Fault::ChildRanks, Clause::RankLists),
         (Fault::UnmoveRanks, Clause::RankLists),
+        (Fault::DistinctChildren, Clause::RankLists),
     ] {
         let g = Wrong(CannonChess::four_by_four(), fault);
         let err = check_game(&g, &scope).expect_err("the fault is caught");
@@ -274,6 +277,9 @@ impl Game for Wrong {
                 out.remove(start + k);
             }
         }
+    }
+    fn in_tier_children_may_share_slots(&self, p: &Self::Pos) -> bool {
+        self.1 != Fault::DistinctChildren && self.0.in_tier_children_may_share_slots(p)
     }
     fn unmove_ranks(
         &self,

@@ -941,6 +941,32 @@ impl Game for CannonChess {
         }
     }
 
+    fn lower_child_ranks(
+        &self,
+        p: &CcPos,
+        moves: &mut Vec<CcMove>,
+        out: &mut Vec<(TierKey, u64)>,
+    ) -> usize {
+        moves.clear();
+        self.moves(p, moves);
+        let mut in_tier = 0;
+        for mv in moves.iter() {
+            if mv.captured == 0 {
+                in_tier += 1;
+            } else {
+                let c = self.apply(p, mv);
+                let ct = self.tier_of(&c);
+                out.push((ct, self.rank(ct, &c)));
+            }
+        }
+        in_tier
+    }
+
+    fn in_tier_children_may_share_slots(&self, p: &CcPos) -> bool {
+        // A child without capture is (p.opp, p.me with one piece moved).
+        self.num.moves_may_share_slots(p.opp, p.me)
+    }
+
     fn rule_switches(&self) -> Vec<&'static str> {
         vec!["tiao=any", "lone=step", "one-v-one=play"]
     }

@@ -755,6 +755,36 @@ impl Game for Cannons {
         }
     }
 
+    fn lower_child_ranks(
+        &self,
+        p: &CannonsPos,
+        moves: &mut Vec<CannonsMove>,
+        out: &mut Vec<(TierKey, u64)>,
+    ) -> usize {
+        moves.clear();
+        self.moves(p, moves);
+        let mut in_tier = 0;
+        for m in moves.iter() {
+            if p.side == Side::First && m.is_capture(self.w) {
+                let c = self.apply(p, m);
+                let ct = self.tier_of(&c);
+                out.push((ct, self.rank(ct, &c)));
+            } else {
+                in_tier += 1;
+            }
+        }
+        in_tier
+    }
+
+    fn in_tier_children_may_share_slots(&self, p: &CannonsPos) -> bool {
+        // A step moves one piece of the side to move; the other side's
+        // pieces stay.
+        match p.side {
+            Side::First => self.num.moves_may_share_slots(p.soldiers, p.cannons),
+            Side::Second => self.num.moves_may_share_slots(p.cannons, p.soldiers),
+        }
+    }
+
     fn unmove_ranks(
         &self,
         t: TierKey,

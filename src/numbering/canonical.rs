@@ -114,6 +114,21 @@ impl PairNumbering {
         fixed.base + self.colex.rank(pext(canon, fixed.free))
     }
 
+    /// Whether two different moves of single pieces of `moving` (each one
+    /// point left, one empty point entered) can lead from the pair
+    /// (`fixed`, `moving`) to pairs with the same index, in either order of
+    /// the sets. Same index means same orbit, so for children
+    /// (fixed, moving ⊕ m1) = σ(fixed, moving ⊕ m2) some σ other than the
+    /// identity must fix `fixed` and move `moving` by m1 ⊕ σ(m2), at most
+    /// four points. When no σ does, every such move has its own slot and
+    /// the children can be counted without being ranked.
+    #[inline]
+    pub fn moves_may_share_slots(&self, fixed: u32, moving: u32) -> bool {
+        (1..self.sym.len()).any(|s| {
+            self.sym.map(s, fixed) == fixed && (self.sym.map(s, moving) ^ moving).count_ones() <= 4
+        })
+    }
+
     /// The pair stored at index `i` of the pairs of sizes (m, o): A is its
     /// class representative.
     #[inline]

@@ -339,12 +339,12 @@ struct InitWork<G: Game> {
     moves: Vec<G::Move>,
     /// The children of one position: (tier, rank).
     children: Vec<(TierKey, u64)>,
-    /// Distinct in-tier child ranks of the batch's positions, back to back.
+    /// Distinct in-tier child ranks of one position.
     kids: Vec<u32>,
     /// Lower-tier children of the batch's positions: (table, rank).
     lows: Vec<(u32, u64)>,
-    /// Per position of the batch still to decide: slot, end of its
-    /// `kids` and end of its `lows`.
+    /// Per position of the batch still to decide: slot, number of distinct
+    /// in-tier children and end of its `lows`.
     open: Vec<(u32, u32, u32)>,
     decided: Found,
     tentative: Vec<(u16, u32)>,
@@ -377,7 +377,6 @@ fn init_batch<G: Game>(
     states: &[AtomicU16],
     w: &mut InitWork<G>,
 ) {
-    w.kids.clear();
     w.lows.clear();
     w.open.clear();
     let decide = |i: u32, v: Value, w: &mut InitWork<G>| {
@@ -395,33 +394,40 @@ fn init_batch<G: Game>(
             continue;
         }
         w.children.clear();
-        g.child_ranks(p, &mut w.moves, &mut w.children);
-        if w.children.is_empty() {
+        w.kids.clear();
+        // The counter needs the number of distinct in-tier child slots:
+        // when the game knows they are all distinct, the moves count them
+        // and only the lower-tier children are ranked.
+        let in_tier = if g.in_tier_children_may_share_slots(p) {
+            g.child_ranks(p, &mut w.moves, &mut w.children);
+            for &(ct, r) in w.children.iter() {
+                // The lists are tiny: a scan beats sorting.
+                if ct == t && !w.kids.contains(&(r as u32)) {
+                    w.kids.push(r as u32);
+                }
+            }
+            w.children.retain(|&(ct, _)| ct != t);
+            w.kids.len()
+        } else {
+            g.lower_child_ranks(p, &mut w.moves, &mut w.children)
+        };
+        if in_tier == 0 && w.children.is_empty() {
             decide(i, Value::Loss(0), w);
             continue;
         }
-        let start = w.kids.len();
         for &(ct, r) in w.children.iter() {
-            if ct == t {
-                let r = r as u32;
-                // The lists are tiny: a scan beats sorting.
-                if !w.kids[start..].contains(&r) {
-                    w.kids.push(r);
-                }
-            } else {
-                let table = lower.slot_of(ct);
-                lower.prefetch(table, r);
-                w.lows.push((table as u32, r));
-            }
+            let table = lower.slot_of(ct);
+            lower.prefetch(table, r);
+            w.lows.push((table as u32, r));
         }
-        w.open.push((i, w.kids.len() as u32, w.lows.len() as u32));
+        w.open.push((i, in_tier as u32, w.lows.len() as u32));
     }
     w.touches += w.lows.len() as u64;
 
-    let (mut kid_start, mut low_start) = (0usize, 0usize);
+    let mut low_start = 0usize;
     for k in 0..w.open.len() {
-        let (i, kid_end, low_end) = w.open[k];
-        let (kid_end, low_end) = (kid_end as usize, low_end as usize);
+        let (i, count, low_end) = w.open[k];
+        let (count, low_end) = (count as usize, low_end as usize);
         let mut best_win: Option<u16> = None;
         let mut has_draw = false;
         let mut lower_max: u16 = 0;
@@ -432,8 +438,6 @@ fn init_batch<G: Game>(
                 Value::Win(r) => lower_max = lower_max.max(r),
             }
         }
-        let count = kid_end - kid_start;
-        kid_start = kid_end;
         low_start = low_end;
         if count == 0 {
             if let Some(b) = best_win {
@@ -570,14 +574,13 @@ fn lower_max_win<G: Game>(
     w: &mut LevelWork<G>,
 ) -> u16 {
     w.children.clear();
-    g.child_ranks(p, &mut w.moves, &mut w.children);
+    g.lower_child_ranks(p, &mut w.moves, &mut w.children);
+    w.touches += w.children.len() as u64;
     let mut max = 0;
     for &(ct, r) in w.children.iter() {
-        if ct != t {
-            w.touches += 1;
-            if let Value::Win(r) = lower.value(ct, r) {
-                max = max.max(r);
-            }
+        debug_assert_ne!(ct, t);
+        if let Value::Win(r) = lower.value(ct, r) {
+            max = max.max(r);
         }
     }
     max
