@@ -63,6 +63,39 @@ const BY_SIZE: [[u32; 32]; 33] = {
     t
 };
 
+/// The lowest points, whose subsets [`TAIL`] lists.
+const TAIL_POINTS: usize = 12;
+
+/// Every subset of the lowest [`TAIL_POINTS`] points by size and colex
+/// rank: the j-subset of rank r is `TAIL.0[TAIL.1[j] + r]` (4096 entries,
+/// 8 KiB). Colex order is integer order, so listing the patterns in
+/// increasing order and appending each to its size's run ranks them.
+static TAIL: ([u16; 1 << TAIL_POINTS], [u16; TAIL_POINTS + 1]) = {
+    let mut start = [0u16; TAIL_POINTS + 1];
+    let mut j = 1;
+    while j <= TAIL_POINTS {
+        start[j] = start[j - 1] + BINOM[TAIL_POINTS][j - 1] as u16;
+        j += 1;
+    }
+    let mut seen = [0u16; TAIL_POINTS + 1];
+    let mut sets = [0u16; 1 << TAIL_POINTS];
+    let mut pattern = 0usize;
+    while pattern < 1 << TAIL_POINTS {
+        let j = (pattern as u32).count_ones() as usize;
+        sets[(start[j] + seen[j]) as usize] = pattern as u16;
+        seen[j] += 1;
+        pattern += 1;
+    }
+    (sets, start)
+};
+
+/// The subset of the lowest [`TAIL_POINTS`] points with `i` elements and
+/// colex rank `idx` (`idx < C(TAIL_POINTS, i)`).
+#[inline(always)]
+fn tail(i: usize, idx: u32) -> u32 {
+    TAIL.0[(TAIL.1[i] as usize + idx as usize) & ((1 << TAIL_POINTS) - 1)] as u32
+}
+
 /// From this many elements on, [`unrank_subset`] scans instead of
 /// comparing a whole row.
 const DENSE: u32 = 10;
@@ -77,6 +110,8 @@ const DENSE: u32 = 10;
 /// instead of a scan whose stopping branch the CPU mispredicts once per
 /// element. (Everything at or above the previous element exceeds idx, so
 /// the count never reaches it.) Sets of [`DENSE`] or more elements scan.
+/// Once the i elements left all lie among the lowest [`TAIL_POINTS`]
+/// points (idx < C(TAIL_POINTS, i)), one read of [`TAIL`] gives them all.
 #[inline]
 pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
     debug_assert!(n <= 32 && idx < binom(n, k).max(1));
@@ -89,6 +124,9 @@ pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
         let mut b = n as usize;
         for i in (1..=k as usize).rev() {
             let row = &BY_SIZE[i];
+            if idx < row[TAIL_POINTS] {
+                return set | tail(i, idx);
+            }
             b -= 1;
             while row[b] > idx {
                 b -= 1;
@@ -100,6 +138,9 @@ pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
     }
     for i in (1..=k as usize).rev() {
         let row = &BY_SIZE[i];
+        if idx < row[TAIL_POINTS] {
+            return set | tail(i, idx);
+        }
         // On at most 16 points half the row is enough (elements are < n).
         let lanes = if n <= 16 { &row[..16] } else { &row[..] };
         let below = lanes
@@ -203,6 +244,17 @@ mod tests {
         assert_eq!(binom(3, 5), 0);
         assert_eq!(binom(0, 0), 1);
         assert_eq!(binom(32, 16), 601_080_390);
+    }
+
+    #[test]
+    fn tail_lists_every_small_subset_by_rank() {
+        for i in 0..=TAIL_POINTS {
+            for r in 0..binom(TAIL_POINTS as u32, i as u32) {
+                let set = tail(i, r as u32);
+                assert_eq!(set.count_ones() as usize, i);
+                assert_eq!(rank_subset(set), r);
+            }
+        }
     }
 
     #[test]
