@@ -941,6 +941,19 @@ impl Game for CannonChess {
         }
     }
 
+    fn unmove_ranks(&self, _t: TierKey, p: &CcPos, parents: &mut Vec<CcPos>, out: &mut Vec<u64>) {
+        // Every parent has p's mover set as its other set: its symmetry
+        // images are mapped once for all of them.
+        let fixed = self.num.fix_b(p.me);
+        let offset = self.half_offset(p.opp.count_ones(), p.me.count_ones());
+        parents.clear();
+        self.unmoves(p, parents);
+        out.extend(parents.iter().map(|q| {
+            debug_assert_eq!(q.opp, p.me);
+            offset + self.num.rank_fixed_b(&fixed, q.me)
+        }));
+    }
+
     fn lower_child_ranks(
         &self,
         p: &CcPos,

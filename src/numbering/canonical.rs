@@ -30,6 +30,14 @@ pub struct FixedA {
     syms: u32,
 }
 
+/// What [`PairNumbering::rank`] needs of B when A varies and B stays:
+/// its images under every symmetry, mapped once.
+#[derive(Clone, Copy, Debug)]
+pub struct FixedB {
+    images: [u32; 8],
+    o: u32,
+}
+
 /// The numbering of (A, B) pairs on one grid, |A| ≤ `a_max`, |B| ≤ `b_max`.
 #[derive(Clone)]
 pub struct PairNumbering {
@@ -92,6 +100,39 @@ impl PairNumbering {
             free,
             syms: info & 0xff,
         }
+    }
+
+    /// What ranking the pairs (A, b) needs to know about b, found once: a
+    /// move of A pieces alone then maps no set ([`rank_fixed_b`]).
+    ///
+    /// [`rank_fixed_b`]: Self::rank_fixed_b
+    #[inline]
+    pub fn fix_b(&self, b: u32) -> FixedB {
+        let mut images = [b; 8];
+        for (s, image) in images.iter_mut().enumerate().take(self.sym.len()).skip(1) {
+            *image = self.sym.map(s, b);
+        }
+        FixedB {
+            images,
+            o: b.count_ones(),
+        }
+    }
+
+    /// The index of (a, b), for the `b` of `fixed`.
+    #[inline(always)]
+    pub fn rank_fixed_b(&self, fixed: &FixedB, a: u32) -> u64 {
+        let m = a.count_ones();
+        let info = self.classes.info(m, self.colex.rank(a));
+        let cls = info >> 8;
+        let (_, free) = self.classes.rep_free(m, cls);
+        let mut syms = info & 0xff;
+        let mut canon = u32::MAX;
+        while syms != 0 {
+            let s = syms.trailing_zeros() as usize;
+            syms &= syms - 1;
+            canon = canon.min(fixed.images[s & 7]);
+        }
+        cls as u64 * binom(self.n - m, fixed.o) + self.colex.rank(pext(canon, free))
     }
 
     /// The index of (a, b), for the `a` of `fixed` and |b| the size it was
@@ -229,6 +270,7 @@ mod tests {
                             // Ranking with A fixed once is the same rank,
                             // also for an A that is not a representative.
                             assert_eq!(pn.rank_fixed(&pn.fix_a(a, o), b), r);
+                            assert_eq!(pn.rank_fixed_b(&pn.fix_b(b), a), r);
                             let (ua, ub) = pn.unrank(m, o, r);
                             assert_eq!(pn.rank(ua, ub), r, "used slot round-trips");
                             let same = (0..pn.symmetry().len()).any(|s| {
