@@ -143,11 +143,8 @@ pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
         }
         // On at most 16 points half the row is enough (elements are < n).
         let lanes = if n <= 16 { &row[..16] } else { &row[..] };
-        let below = lanes
-            .iter()
-            .enumerate()
-            .fold(0u32, |m, (b, &c)| m | (((c <= idx) as u32) << b));
-        let b = below.count_ones() - 1;
+        let below: u32 = lanes.iter().map(|&c| (c <= idx) as u32).sum();
+        let b = below - 1;
         idx -= row[b as usize];
         set |= 1 << b;
     }
