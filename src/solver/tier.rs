@@ -265,10 +265,22 @@ pub fn solve_tier<G: Game>(
             for (kind, positions) in current.iter().enumerate() {
                 positions.par_chunks(LEVEL_CHUNK).for_each(|chunk| {
                     let mut w = LevelWork::default();
-                    for batch in chunk.chunks(BATCH) {
-                        let is_loss = kind == LOSSES;
-                        propagate_batch(g, t, batch, is_loss, level as u16, lower, states, &mut w);
+                    let is_loss = kind == LOSSES;
+                    let level = level as u16;
+                    // Software pipelining: the parents of the next batch
+                    // are ranked and prefetched before the current batch's
+                    // atomics, so its memory arrives while they run.
+                    let mut batches = chunk.chunks(BATCH);
+                    if let Some(first) = batches.next() {
+                        rank_parents(g, t, first, is_loss, level, states, &mut w);
                     }
+                    std::mem::swap(&mut w.ranks, &mut w.ahead);
+                    for batch in batches {
+                        rank_parents(g, t, batch, is_loss, level, states, &mut w);
+                        update_parents(g, t, is_loss, level, lower, states, &mut w);
+                        std::mem::swap(&mut w.ranks, &mut w.ahead);
+                    }
+                    update_parents(g, t, is_loss, level, lower, states, &mut w);
                     touches.fetch_add(w.touches, Relaxed);
                     shared.lock().unwrap().push_all(&w.out);
                 });
@@ -471,10 +483,17 @@ struct LevelWork<G: Game> {
     /// The parent ranks of one position, as the game lists them.
     parent_ranks: Vec<u64>,
     moves: Vec<G::Move>,
+    /// Lower-tier children of the parents in `losing`, back to back, and
+    /// where each parent's run ends.
     children: Vec<(TierKey, u64)>,
+    ends: Vec<u32>,
+    /// Parents found to be losses, their value still to settle.
+    losing: Vec<u32>,
     /// Distinct parent ranks of each of the batch's positions, back to back
-    /// (a parent of two of them is updated twice, once for each child).
+    /// (a parent of two of them is updated twice, once for each child);
+    /// `ahead` holds the next batch's while `ranks` is updated.
     ranks: Vec<u32>,
+    ahead: Vec<u32>,
     out: Found,
     touches: u64,
 }
@@ -486,28 +505,28 @@ impl<G: Game> Default for LevelWork<G> {
             parent_ranks: Vec::new(),
             moves: Vec::new(),
             children: Vec::new(),
+            ends: Vec::new(),
+            losing: Vec::new(),
             ranks: Vec::new(),
+            ahead: Vec::new(),
             out: Found::default(),
             touches: 0,
         }
     }
 }
 
-/// Propagate a batch of positions decided at `level`, all losses or all
-/// wins, to their in-tier parents: first every parent's rank (prefetching
-/// its state word), then the atomic updates.
-#[allow(clippy::too_many_arguments)]
-fn propagate_batch<G: Game>(
+/// The distinct parents of each position of a batch decided at `level`
+/// (all losses or all wins) into `w.ahead`, their state words prefetched.
+fn rank_parents<G: Game>(
     g: &G,
     t: TierKey,
     batch: &[u32],
     is_loss: bool,
     level: u16,
-    lower: &Lower,
     states: &[AtomicU16],
     w: &mut LevelWork<G>,
 ) {
-    w.ranks.clear();
+    w.ahead.clear();
     for &i in batch {
         debug_assert_eq!(
             Value::unpack(states[i as usize].load(Relaxed)),
@@ -520,18 +539,31 @@ fn propagate_batch<G: Game>(
         let p = g.unrank(t, i as u64);
         w.parent_ranks.clear();
         g.unmove_ranks(t, &p, &mut w.parents, &mut w.parent_ranks);
-        let start = w.ranks.len();
+        let start = w.ahead.len();
         for &j in w.parent_ranks.iter() {
             let j = j as u32;
             // The lists are tiny: a scan beats sorting.
-            if !w.ranks[start..].contains(&j) {
+            if !w.ahead[start..].contains(&j) {
                 prefetch(&states[j as usize]);
-                w.ranks.push(j);
+                w.ahead.push(j);
             }
         }
     }
-    w.touches += w.ranks.len() as u64;
+    w.touches += w.ahead.len() as u64;
+}
 
+/// The atomic updates of the parents in `w.ranks` (a batch's, ranked by
+/// [`rank_parents`]) by children decided at `level`, all losses or all
+/// wins.
+fn update_parents<G: Game>(
+    g: &G,
+    t: TierKey,
+    is_loss: bool,
+    level: u16,
+    lower: &Lower,
+    states: &[AtomicU16],
+    w: &mut LevelWork<G>,
+) {
     let won = pack(Value::Win(level + 1));
     for k in 0..w.ranks.len() {
         let j = w.ranks[k];
@@ -551,39 +583,57 @@ fn propagate_batch<G: Game>(
             };
             debug_assert!(old & COUNT > 0, "counter underflow");
             if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
-                // Every child is a win for the opponent: a loss, as late
-                // as the longest of them allows. No other thread touches
-                // this slot meanwhile: all its children are decided.
-                let q = g.unrank(t, j as u64);
-                let lm = lower_max_win(g, t, &q, lower, w);
-                let l = level.max(lm) + 1;
-                s.store(pack(Value::Loss(l)), Relaxed);
-                w.out[LOSSES].push((l, j));
+                // Every child is a win for the opponent: a loss, decided
+                // below for the whole batch. No other thread touches this
+                // slot meanwhile: all its children are decided.
+                w.losing.push(j);
             }
         }
     }
+    if !w.losing.is_empty() {
+        settle_losses(g, t, level, lower, states, w);
+    }
 }
 
-/// The largest remoteness among the lower-tier children of `p` that are wins
-/// for the opponent (the position is known to have no loss or draw child).
-fn lower_max_win<G: Game>(
+/// Decide the batch's parents all of whose children are wins for the
+/// opponent: each is a loss, as late as its longest lower-tier win allows.
+/// The lower-tier children of all of them are ranked (and their values
+/// prefetched) before any is read, so those reads overlap.
+fn settle_losses<G: Game>(
     g: &G,
     t: TierKey,
-    p: &G::Pos,
+    level: u16,
     lower: &Lower,
+    states: &[AtomicU16],
     w: &mut LevelWork<G>,
-) -> u16 {
+) {
     w.children.clear();
-    g.lower_child_ranks(p, &mut w.moves, &mut w.children);
-    w.touches += w.children.len() as u64;
-    let mut max = 0;
-    for &(ct, r) in w.children.iter() {
-        debug_assert_ne!(ct, t);
-        if let Value::Win(r) = lower.value(ct, r) {
-            max = max.max(r);
+    w.ends.clear();
+    for &j in &w.losing {
+        let q = g.unrank(t, j as u64);
+        let start = w.children.len();
+        g.lower_child_ranks(&q, &mut w.moves, &mut w.children);
+        for &(ct, r) in &w.children[start..] {
+            debug_assert_ne!(ct, t);
+            lower.prefetch(lower.slot_of(ct), r);
         }
+        w.ends.push(w.children.len() as u32);
     }
-    max
+    w.touches += w.children.len() as u64;
+    let mut start = 0;
+    for (&j, &end) in w.losing.iter().zip(&w.ends) {
+        let mut longest = 0;
+        for &(ct, r) in &w.children[start..end as usize] {
+            if let Value::Win(r) = lower.value(ct, r) {
+                longest = longest.max(r);
+            }
+        }
+        start = end as usize;
+        let l = level.max(longest) + 1;
+        states[j as usize].store(pack(Value::Loss(l)), Relaxed);
+        w.out[LOSSES].push((l, j));
+    }
+    w.losing.clear();
 }
 
 #[cfg(test)]
