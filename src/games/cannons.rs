@@ -315,6 +315,29 @@ impl Cannons {
         }
     }
 
+    /// The points a piece on `a` can step to: the adjacent empty points.
+    #[inline(always)]
+    fn steps(&self, a: u32, empty: u32) -> u32 {
+        self.t.adj[a as usize] & empty
+    }
+
+    /// The points a cannon on `a` can jump to, capturing: a soldier two
+    /// points away in a row or a column, with the point between empty.
+    #[inline(always)]
+    fn jumps(&self, a: u32, soldiers: u32, empty: u32) -> u32 {
+        let mut targets = 0;
+        let mut j = self.t.jump[a as usize] & soldiers;
+        while j != 0 {
+            let b = j.trailing_zeros();
+            j &= j - 1;
+            // The jumped point lies halfway.
+            if empty >> ((a + b) / 2) & 1 != 0 {
+                targets |= 1 << b;
+            }
+        }
+        targets
+    }
+
     fn point_name(&self, p: u32) -> String {
         grid::square_name(self.w, p)
     }
@@ -611,27 +634,20 @@ impl Game for Cannons {
         while pieces != 0 {
             let a = pieces.trailing_zeros();
             pieces &= pieces - 1;
-            let mut t = self.t.adj[a as usize] & empty;
-            while t != 0 {
-                let b = t.trailing_zeros();
-                t &= t - 1;
-                out.push(CannonsMove {
-                    from: a as u8,
-                    to: b as u8,
-                });
-            }
-            if cannons {
-                let mut j = self.t.jump[a as usize] & p.soldiers;
-                while j != 0 {
-                    let b = j.trailing_zeros();
-                    j &= j - 1;
-                    // The jumped point lies halfway, in a row or a column.
-                    if empty >> ((a + b) / 2) & 1 != 0 {
-                        out.push(CannonsMove {
-                            from: a as u8,
-                            to: b as u8,
-                        });
-                    }
+            // Steps first, then jumps (the order moves are listed in).
+            let jumps = if cannons {
+                self.jumps(a, p.soldiers, empty)
+            } else {
+                0
+            };
+            for mut targets in [self.steps(a, empty), jumps] {
+                while targets != 0 {
+                    let b = targets.trailing_zeros();
+                    targets &= targets - 1;
+                    out.push(CannonsMove {
+                        from: a as u8,
+                        to: b as u8,
+                    });
                 }
             }
         }
@@ -758,19 +774,34 @@ impl Game for Cannons {
     fn lower_child_ranks(
         &self,
         p: &CannonsPos,
-        moves: &mut Vec<CannonsMove>,
+        _moves: &mut Vec<CannonsMove>,
         out: &mut Vec<(TierKey, u64)>,
     ) -> usize {
-        moves.clear();
-        self.moves(p, moves);
+        // Steps stay in the tier: counted, not listed. Only the cannons'
+        // jumps capture.
+        let empty = self.full & !(p.cannons | p.soldiers);
         let mut in_tier = 0;
-        for m in moves.iter() {
-            if p.side == Side::First && m.is_capture(self.w) {
-                let c = self.apply(p, m);
-                let ct = self.tier_of(&c);
-                out.push((ct, self.rank(ct, &c)));
-            } else {
-                in_tier += 1;
+        let mut pieces = match p.side {
+            Side::First => p.cannons,
+            Side::Second => p.soldiers,
+        };
+        while pieces != 0 {
+            let a = pieces.trailing_zeros();
+            pieces &= pieces - 1;
+            in_tier += self.steps(a, empty).count_ones() as usize;
+            if p.side == Side::First {
+                let mut jumps = self.jumps(a, p.soldiers, empty);
+                while jumps != 0 {
+                    let b = jumps.trailing_zeros();
+                    jumps &= jumps - 1;
+                    let m = CannonsMove {
+                        from: a as u8,
+                        to: b as u8,
+                    };
+                    let c = self.apply(p, &m);
+                    let ct = self.tier_of(&c);
+                    out.push((ct, self.rank(ct, &c)));
+                }
             }
         }
         in_tier
