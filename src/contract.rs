@@ -39,7 +39,7 @@ use std::fmt;
 
 use rayon::prelude::*;
 
-use crate::game::{Game, TierKey};
+use crate::game::{child_ranks_by_moves, Game, TierKey};
 use crate::solver::derive_value;
 use crate::value::{Packed, Value};
 
@@ -510,13 +510,8 @@ fn check_moves<G: Game>(
     }
     sc.listed.clear();
     g.child_ranks(x, &mut sc.moves, &mut sc.listed);
-    sc.moves.clear();
-    g.moves(x, &mut sc.moves);
     sc.plain.clear();
-    sc.plain.extend(sc.moves.iter().map(|m| {
-        let c = g.apply(x, m);
-        (g.tier_of(&c), g.rank(g.tier_of(&c), &c))
-    }));
+    child_ranks_by_moves(g, x, &mut sc.moves, &mut sc.plain);
     same_ranks(g, x, "child_ranks", "its moves' children", sc)?;
     // Counting in-tier children without ranks: a promise of distinct
     // slots must hold, and the lower-tier list is the plain one's.
