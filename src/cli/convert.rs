@@ -1,6 +1,6 @@
-//! `qibase convert`: rewrite a game's format 2 tier files in format 3,
-//! without solving again (the values are decoded and re-encoded; every
-//! old checksum is checked on the way).
+//! `qibase convert`: rewrite a game's format 2 and format 3 tier files in
+//! the current format, without solving again (the values are decoded and
+//! re-encoded; every old checksum is checked on the way).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -72,8 +72,15 @@ pub fn run(a: &ConvertArgs) -> CliResult {
                     before += size;
                     after += size;
                 }
-                Some(2) => {
-                    let (mut meta, values) = read_v2(&src)?;
+                Some(v @ (2 | 3)) => {
+                    let (mut meta, values) = if v == 2 {
+                        read_v2(&src)?
+                    } else {
+                        // Opening checks game, rules and tier; the whole
+                        // read checks every block.
+                        let f = TierFile::open_old(&src, g.id(), g.rules_hash(), t)?;
+                        (f.meta().clone(), f.read_all()?)
+                    };
                     if meta.game != g.id() || meta.rules_hash != g.rules_hash() || meta.tier != t {
                         return Err(CliError::failure(format!(
                             "{}: file holds tier {} of '{}' (rules hash {:016x}), not tier {name} of {} ({:016x})",
@@ -93,7 +100,9 @@ pub fn run(a: &ConvertArgs) -> CliResult {
                             g.tier_size(t)
                         )));
                     }
-                    meta.variant = g.id().to_string();
+                    if v == 2 {
+                        meta.variant = g.id().to_string();
+                    }
                     write_tier(&dst, &meta, &values)?;
                     converted += 1;
                     before += size;
@@ -101,7 +110,7 @@ pub fn run(a: &ConvertArgs) -> CliResult {
                 }
                 Some(v) => {
                     return Err(CliError::failure(format!(
-                        "{}: tablebase format version {v}: cannot convert it (this qibase converts version 2)",
+                        "{}: tablebase format version {v}: cannot convert it (this qibase converts versions 2 and 3)",
                         src.display()
                     )))
                 }

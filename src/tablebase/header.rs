@@ -1,4 +1,4 @@
-//! Format 3 layout: the fixed preamble, the postcard-encoded header, the
+//! Format 4 layout (format 3 has the same layout, with another block coding): the fixed preamble, the postcard-encoded header, the
 //! block index and the two sections. The byte layout is documented in
 //! `docs/tablebase-format.md`; keep the two in step.
 
@@ -8,13 +8,15 @@ use serde::{Deserialize, Serialize};
 
 use super::checksum::checksum64;
 use super::error::{err, err_kind, TbError, TbErrorKind};
-use super::model::ModelSpec;
+use super::model::{Coding, ModelSpec};
 use super::TierMeta;
 
 /// First 8 bytes of every tier file.
 pub const MAGIC: [u8; 8] = *b"QIBASETB";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
+/// The older version with the same layout, read only by `qibase convert`.
+pub const OLD_LAYOUT_VERSION: u32 = 3;
 /// Magic (8) + format version (4) + header body length (4).
 pub const PREAMBLE_LEN: usize = 16;
 /// Bytes of one block-index entry: WDL offset, WDL checksum, remoteness
@@ -103,6 +105,8 @@ pub struct Layout {
     pub index_start: usize,
     /// Byte offset of the WDL section (the remoteness section follows it).
     pub data_start: usize,
+    /// How the blocks are coded (the file's format version).
+    pub coding: Coding,
 }
 
 /// The format version field of a file that starts with the magic.
@@ -112,8 +116,30 @@ pub fn version_of(bytes: &[u8]) -> Option<u32> {
 
 /// Parse and check everything except the index and the block data: magic,
 /// version, header checksum, header fields and the file length. Cheap:
-/// reads the header only.
+/// reads the header only. Only the current version is accepted; an older
+/// one is a `Foreign` error naming `qibase convert`.
 pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
+    parse_layout_of(path, bytes, false)
+}
+
+/// [`parse_layout`], also accepting format 3 (for `qibase convert`).
+pub fn parse_layout_with_old(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
+    parse_layout_of(path, bytes, true)
+}
+
+/// The one-line refusal of an older format.
+fn old_format(path: &Path, version: u32, game: &str) -> TbError {
+    err_kind(
+        TbErrorKind::Foreign,
+        path,
+        format!(
+            "tablebase format version {version} (an older qibase); this qibase reads version \
+             {FORMAT_VERSION}: `qibase convert {game}` rewrites it without solving again"
+        ),
+    )
+}
+
+fn parse_layout_of(path: &Path, bytes: &[u8], allow_old: bool) -> Result<Layout, TbError> {
     let n = bytes.len().min(8);
     if bytes[..n] != MAGIC[..n] {
         return Err(err(path, "not a qibase tablebase file (bad magic)"));
@@ -129,16 +155,9 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
         let game = super::v2::header::parse_layout(path, bytes)
             .map(|l| l.header.meta.game)
             .unwrap_or_else(|_| "GAME".into());
-        return Err(err_kind(
-            TbErrorKind::Foreign,
-            path,
-            format!(
-                "tablebase format version 2 (an older qibase); this qibase reads version \
-                 {FORMAT_VERSION}: `qibase convert {game}` rewrites it without solving again"
-            ),
-        ));
+        return Err(old_format(path, version, &game));
     }
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != OLD_LAYOUT_VERSION {
         return Err(err_kind(
             TbErrorKind::Foreign,
             path,
@@ -171,6 +190,10 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
     }
     let header: Header = postcard::from_bytes(&bytes[PREAMBLE_LEN..hend])
         .map_err(|e| err(path, format!("corrupt header (cannot decode: {e})")))?;
+    if version == OLD_LAYOUT_VERSION && !allow_old {
+        return Err(old_format(path, version, &header.meta.game));
+    }
+    let coding = Coding::for_version(version).expect("a version with a coding");
     let m = &header.meta;
     if header.block_size == 0 {
         return Err(err(path, "corrupt header (block size 0)"));
@@ -224,6 +247,7 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
         header,
         index_start,
         data_start,
+        coding,
     })
 }
 

@@ -1,13 +1,24 @@
-//! The per-tier static context model and the coding of one block.
+//! The per-tier static context model and the coding of one block, in
+//! the format 4 coding (written) and the format 3 coding (read, for
+//! `qibase convert`).
 //!
-//! A slot's value is split into two symbols, coded in two streams:
-//! * **WDL** (draw 0, loss 1, win 2), in the context of the two previous
-//!   slots' WDL symbols (9 contexts);
-//! * **remoteness**, only for a loss or a win: `r` if `r < 255`, otherwise
-//!   the escape symbol 255 followed by `r` as two uniform bytes (high, low).
-//!   Its context is the slot's own class (loss/win), the class of the
-//!   previous decisive slot and a bucket of that slot's remoteness
-//!   ([`REM_CONTEXTS`] contexts).
+//! A slot's value is split into a WDL symbol (draw 0, loss 1, win 2) and,
+//! for a loss or a win only, a remoteness symbol: `r` if `r < 255`,
+//! otherwise the escape symbol 255 followed by `r` as two uniform bytes
+//! (high, low). They are coded in two streams per block:
+//!
+//! * **WDL, format 4:** four slots at a time, as one of 81 *quad* symbols
+//!   (slot `4q + k` is digit `k` in base 3), in the context of the previous
+//!   quad's last two slots (9 contexts). One decoded symbol gives four
+//!   slots: a lookup decodes a quarter of the symbols it did in format 3,
+//!   where each slot was a symbol in the context of the two previous slots.
+//! * **Remoteness:** in the context of the slot's own class (loss/win), the
+//!   class of the previous decisive slot and a bucket of that slot's
+//!   remoteness ([`REM_CONTEXTS`] contexts). In format 4 the block's slots
+//!   are cut into [`SEGMENT`]-slot segments, each its own rANS stream with
+//!   contexts restarted, behind a small table of segment ends: a lookup
+//!   decodes the remoteness of its own segment only (format 3: one stream
+//!   per block).
 //!
 //! Contexts restart at every block start, so blocks decode independently.
 //! An unused slot (packed 0) is a don't-care: it repeats the previous
@@ -16,19 +27,23 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::rans::{normalize, Decoder, Encoder, Flat3, Model};
+use super::rans::{normalize_compact, Decoder, Encoder, Flat3, Model, PackedTables};
 use crate::value::Packed;
 
 pub const WDL_DRAW: u8 = 0;
 pub const WDL_LOSS: u8 = 1;
 pub const WDL_WIN: u8 = 2;
 pub const WDL_CONTEXTS: usize = 9;
+/// Slots per format 4 WDL symbol, and the number of such symbols.
+pub const QUAD: usize = 4;
+pub const QUAD_SYMBOLS: usize = 81;
+/// Slots per format 4 remoteness segment.
+pub const SEGMENT: usize = 128;
 /// Remoteness symbols: 0..=254 literal, 255 escape.
 pub const REM_SYMBOLS: usize = 256;
 pub const REM_ESCAPE: usize = 255;
 const BUCKETS: usize = 20;
 pub const REM_CONTEXTS: usize = 4 * BUCKETS;
-const NONE: u16 = u16::MAX;
 
 /// WDL symbol of a used packed value.
 #[inline]
@@ -56,18 +71,35 @@ fn wdl_ctx(p1: u8, p2: u8) -> usize {
     p1 as usize * 3 + p2 as usize
 }
 
+/// Remoteness bucket of a previous decisive slot: exact up to 11, then
+/// 12–15, 16–23, 24–31, 32–47, 48–63, 64–95, 96–127, ≥ 128.
+const BUCKET_OF: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut r = 0;
+    while r < 128 {
+        t[r] = match r {
+            0..=11 => r as u8,
+            12..=15 => 12,
+            16..=23 => 13,
+            24..=31 => 14,
+            32..=47 => 15,
+            48..=63 => 16,
+            64..=95 => 17,
+            _ => 18,
+        };
+        r += 1;
+    }
+    t
+};
+
+/// A table, not a chain of comparisons: the decoder computes it once per
+/// slot, in the dependency chain of the next remoteness symbol.
 #[inline]
 fn bucket(r: u16) -> usize {
-    match r {
-        0..=11 => r as usize,
-        12..=15 => 12,
-        16..=23 => 13,
-        24..=31 => 14,
-        32..=47 => 15,
-        48..=63 => 16,
-        64..=95 => 17,
-        96..=127 => 18,
-        _ => 19,
+    if r < 128 {
+        BUCKET_OF[r as usize] as usize
+    } else {
+        19
     }
 }
 
@@ -78,8 +110,59 @@ fn rem_ctx(wdl: u8, prev_wdl: u8, prev_r: u16) -> usize {
     (class * 2 + prev) * BUCKETS + bucket(prev_r)
 }
 
+/// Which coding a tier file uses (its format version).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coding {
+    /// Format 3: one WDL symbol per slot, one remoteness stream per block.
+    V3,
+    /// Format 4: quad WDL symbols, remoteness in segments.
+    V4,
+}
+
+impl Coding {
+    pub fn for_version(v: u32) -> Option<Coding> {
+        match v {
+            3 => Some(Coding::V3),
+            4 => Some(Coding::V4),
+            _ => None,
+        }
+    }
+
+    /// Symbols of one WDL context's model.
+    pub fn wdl_symbols(self) -> usize {
+        match self {
+            Coding::V3 => 3,
+            Coding::V4 => QUAD_SYMBOLS,
+        }
+    }
+
+    fn segment(self) -> usize {
+        match self {
+            Coding::V3 => usize::MAX,
+            Coding::V4 => SEGMENT,
+        }
+    }
+}
+
+/// The four WDL digits of each quad symbol.
+const QUAD_DIGITS: [[u8; 4]; QUAD_SYMBOLS] = {
+    let mut t = [[0u8; 4]; QUAD_SYMBOLS];
+    let mut q = 0;
+    while q < QUAD_SYMBOLS {
+        t[q] = [
+            (q % 3) as u8,
+            (q / 3 % 3) as u8,
+            (q / 9 % 3) as u8,
+            (q / 27) as u8,
+        ];
+        q += 1;
+    }
+    t
+};
+
 /// The model as stored in the header: per context, the frequencies
-/// (summing to 4096). Remoteness tables are sparse: (symbol, frequency).
+/// (summing to 4096): WDL dense (3 or 81 per context), remoteness sparse
+/// (symbol, frequency).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
 pub struct ModelSpec {
     pub wdl: Vec<Vec<u16>>,
@@ -89,24 +172,24 @@ pub struct ModelSpec {
 /// Context counts of a tier, gathered block by block.
 #[derive(Clone)]
 pub struct Counts {
-    wdl: Vec<[u64; 3]>,
+    coding: Coding,
+    wdl: Vec<Vec<u64>>,
     rem: Vec<Vec<u64>>,
 }
 
-impl Default for Counts {
-    fn default() -> Self {
+impl Counts {
+    pub fn new(coding: Coding) -> Counts {
         Counts {
-            wdl: vec![[0; 3]; WDL_CONTEXTS],
+            coding,
+            wdl: vec![vec![0; coding.wdl_symbols()]; WDL_CONTEXTS],
             rem: vec![vec![0; REM_SYMBOLS]; REM_CONTEXTS],
         }
     }
-}
 
-impl Counts {
     pub fn merge(mut self, o: Counts) -> Counts {
         for (a, b) in self.wdl.iter_mut().zip(&o.wdl) {
-            for k in 0..3 {
-                a[k] += b[k];
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
             }
         }
         for (a, b) in self.rem.iter_mut().zip(&o.rem) {
@@ -119,20 +202,20 @@ impl Counts {
 
     /// Count one block's symbols in their contexts.
     pub fn add_block(&mut self, block: &[Packed]) {
-        walk(block, |c| match c {
-            Step::Wdl(ctx, s) => self.wdl[ctx][s as usize] += 1,
-            Step::Rem(ctx, s, _) => self.rem[ctx][s] += 1,
+        walk(self.coding, block, |c| match c {
+            Step::Wdl(ctx, s) => self.wdl[ctx][s] += 1,
+            Step::Rem(_, ctx, s, _) => self.rem[ctx][s] += 1,
         });
     }
 
     pub fn spec(&self) -> ModelSpec {
         ModelSpec {
-            wdl: self.wdl.iter().map(|c| normalize(c)).collect(),
+            wdl: self.wdl.iter().map(|c| normalize_compact(c)).collect(),
             rem: self
                 .rem
                 .iter()
                 .map(|c| {
-                    normalize(c)
+                    normalize_compact(c)
                         .into_iter()
                         .enumerate()
                         .filter(|(_, f)| *f > 0)
@@ -145,47 +228,123 @@ impl Counts {
 }
 
 enum Step {
-    Wdl(usize, u8),
-    /// context, symbol, escaped remoteness (when symbol is the escape)
-    Rem(usize, usize, u16),
+    /// context, WDL symbol (a slot's in V3, a quad's in V4)
+    Wdl(usize, usize),
+    /// segment, context, symbol, escaped remoteness (when symbol is the escape)
+    Rem(usize, usize, usize, u16),
 }
 
-/// The symbol sequence of a block, in decoding order, don't-cares filled.
-fn walk(block: &[Packed], mut f: impl FnMut(Step)) {
+/// The symbol sequence of a block, in decoding order (all WDL symbols,
+/// then the remoteness symbols segment by segment), don't-cares filled.
+fn walk(coding: Coding, block: &[Packed], mut f: impl FnMut(Step)) {
     let mut prev = block.iter().copied().find(|&v| v != 0).unwrap_or(1);
+    let filled: Vec<Packed> = block
+        .iter()
+        .map(|&v| {
+            if v != 0 {
+                prev = v;
+            }
+            prev
+        })
+        .collect();
     let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
-    let (mut pw, mut pr) = (WDL_LOSS, 0u16);
-    for &v in block {
-        let v = if v == 0 { prev } else { v };
-        prev = v;
-        let w = wdl_of(v);
-        f(Step::Wdl(wdl_ctx(p1, p2), w));
-        p2 = p1;
-        p1 = w;
-        if w != WDL_DRAW {
-            let r = (v - 2) / 2;
-            let s = (r as usize).min(REM_ESCAPE);
-            f(Step::Rem(rem_ctx(w, pw, pr), s, r));
-            pw = w;
-            pr = r;
+    match coding {
+        Coding::V3 => {
+            for &v in &filled {
+                let w = wdl_of(v);
+                f(Step::Wdl(wdl_ctx(p1, p2), w as usize));
+                p2 = p1;
+                p1 = w;
+            }
+        }
+        Coding::V4 => {
+            for quad in filled.chunks(QUAD) {
+                let mut d = [wdl_of(*quad.last().expect("a quad has slots")); QUAD];
+                for (dk, &v) in d.iter_mut().zip(quad) {
+                    *dk = wdl_of(v);
+                }
+                let sym =
+                    d[0] as usize + 3 * d[1] as usize + 9 * d[2] as usize + 27 * d[3] as usize;
+                f(Step::Wdl(wdl_ctx(p1, p2), sym));
+                p1 = d[3];
+                p2 = d[2];
+            }
+        }
+    }
+    for (seg, part) in filled.chunks(coding.segment().max(1)).enumerate() {
+        let (mut pw, mut pr) = (WDL_LOSS, 0u16);
+        for &v in part {
+            let w = wdl_of(v);
+            if w != WDL_DRAW {
+                let r = (v - 2) / 2;
+                let s = (r as usize).min(REM_ESCAPE);
+                f(Step::Rem(seg, rem_ctx(w, pw, pr), s, r));
+                pw = w;
+                pr = r;
+            }
         }
     }
 }
 
+/// Room for the WDL symbols of a block without allocating (blocks of the
+/// default size and smaller).
+const STACK_SLOTS: usize = 512;
+
 /// The model ready for coding (decode tables built).
 pub struct TierModel {
+    coding: Coding,
     wdl: Vec<Model>,
-    /// `wdl` laid out flat for decoding.
+    /// `wdl` laid out flat for decoding: format 3 and format 4.
     wdl_flat: [Flat3; WDL_CONTEXTS],
+    wdl_packed: PackedTables,
+    /// Over all [`REM_SYMBOLS`] (absent ones without frequency), so a
+    /// decoded index is the symbol itself: no second table on the
+    /// decoder's dependency chain.
     rem: Vec<Model>,
-    /// rem symbol → dense index in `rem[ctx]`, per context (`NONE`: absent).
-    rem_dense: Vec<[u16; REM_SYMBOLS]>,
-    /// dense index → rem symbol, per context.
-    rem_sym: Vec<Vec<u8>>,
+}
+
+/// A segmented remoteness stream (format 4): the segments' byte ranges.
+struct Segments<'a> {
+    data: &'a [u8],
+    /// End of each segment but the last, relative to `data`.
+    ends: &'a [u8],
+}
+
+impl<'a> Segments<'a> {
+    /// Parse the table of `count` segments (`rem` not empty).
+    fn parse(rem: &'a [u8], count: usize) -> Result<Segments<'a>, String> {
+        let table = 2 * (count - 1);
+        if rem.len() < table {
+            return Err("remoteness segment table ends early".into());
+        }
+        let (ends, data) = rem.split_at(table);
+        let seg = Segments { data, ends };
+        let mut last = 0;
+        for k in 0..count {
+            let e = seg.end(k);
+            if e < last || e > data.len() {
+                return Err("remoteness segment table out of order".into());
+            }
+            last = e;
+        }
+        Ok(seg)
+    }
+
+    fn end(&self, k: usize) -> usize {
+        match self.ends.get(2 * k..2 * k + 2) {
+            Some(b) => u16::from_le_bytes([b[0], b[1]]) as usize,
+            None => self.data.len(),
+        }
+    }
+
+    fn get(&self, k: usize) -> &'a [u8] {
+        let start = if k == 0 { 0 } else { self.end(k - 1) };
+        &self.data[start..self.end(k)]
+    }
 }
 
 impl TierModel {
-    pub fn new(spec: &ModelSpec) -> Result<TierModel, String> {
+    pub fn new(spec: &ModelSpec, coding: Coding) -> Result<TierModel, String> {
         if spec.wdl.len() != WDL_CONTEXTS || spec.rem.len() != REM_CONTEXTS {
             return Err("model has the wrong number of contexts".into());
         }
@@ -193,62 +352,70 @@ impl TierModel {
             .wdl
             .iter()
             .map(|f| {
-                if f.len() != 3 {
-                    return Err("WDL model without 3 symbols".to_string());
+                if f.len() != coding.wdl_symbols() {
+                    return Err(format!(
+                        "WDL model without {} symbols",
+                        coding.wdl_symbols()
+                    ));
                 }
                 Model::new(f)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut rem = Vec::with_capacity(REM_CONTEXTS);
-        let mut rem_dense = Vec::with_capacity(REM_CONTEXTS);
-        let mut rem_sym = Vec::with_capacity(REM_CONTEXTS);
         for table in &spec.rem {
-            let mut dense = [NONE; REM_SYMBOLS];
-            let mut syms = Vec::with_capacity(table.len());
-            let mut freqs = Vec::with_capacity(table.len());
+            let mut freqs = [0u16; REM_SYMBOLS];
+            let mut last = None;
             for &(s, f) in table {
-                if syms.last().is_some_and(|&l| l >= s) {
+                if last.is_some_and(|l| l >= s) {
                     return Err("remoteness model symbols out of order".into());
                 }
-                dense[s as usize] = syms.len() as u16;
-                syms.push(s);
-                freqs.push(f);
+                if f == 0 {
+                    return Err("remoteness model symbol without frequency".into());
+                }
+                last = Some(s);
+                freqs[s as usize] = f;
             }
             if table.is_empty() {
                 // A context that never occurs: any valid model.
-                syms.push(0);
-                freqs.push(super::rans::PROB_SCALE as u16);
-                dense[0] = 0;
+                freqs[0] = super::rans::PROB_SCALE as u16;
             }
             rem.push(Model::new(&freqs)?);
-            rem_dense.push(dense);
-            rem_sym.push(syms);
         }
         let mut wdl_flat = [Flat3::default(); WDL_CONTEXTS];
-        for (f, m) in wdl_flat.iter_mut().zip(&wdl) {
-            *f = Flat3::new(m);
+        if coding == Coding::V3 {
+            for (f, m) in wdl_flat.iter_mut().zip(&wdl) {
+                *f = Flat3::new(m);
+            }
         }
+        let wdl_packed = match coding {
+            Coding::V3 => PackedTables::default(),
+            Coding::V4 => PackedTables::new(&wdl)?,
+        };
         Ok(TierModel {
+            coding,
             wdl,
             wdl_flat,
+            wdl_packed,
             rem,
-            rem_dense,
-            rem_sym,
         })
+    }
+
+    pub fn coding(&self) -> Coding {
+        self.coding
     }
 
     /// Encode one block into its WDL stream and its remoteness stream
     /// (empty if the block has no decisive slot).
     pub fn encode(&self, block: &[Packed]) -> (Vec<u8>, Vec<u8>) {
-        let mut wdl_steps: Vec<(usize, u8)> = Vec::with_capacity(block.len());
-        let mut rem_steps: Vec<(usize, usize, u16)> = Vec::new();
-        walk(block, |s| match s {
+        let mut wdl_steps: Vec<(usize, usize)> = Vec::with_capacity(block.len());
+        let mut rem_steps: Vec<(usize, usize, usize, u16)> = Vec::new();
+        walk(self.coding, block, |s| match s {
             Step::Wdl(c, w) => wdl_steps.push((c, w)),
-            Step::Rem(c, s, r) => rem_steps.push((c, s, r)),
+            Step::Rem(k, c, s, r) => rem_steps.push((k, c, s, r)),
         });
         let mut e = Encoder::new();
         for &(c, w) in wdl_steps.iter().rev() {
-            e.put(&self.wdl[c], w as usize);
+            e.put(&self.wdl[c], w);
         }
         let wdl = if block.is_empty() {
             Vec::new()
@@ -258,20 +425,40 @@ impl TierModel {
         if rem_steps.is_empty() {
             return (wdl, Vec::new());
         }
-        let mut e = Encoder::new();
-        for &(c, s, r) in rem_steps.iter().rev() {
-            if s == REM_ESCAPE {
-                e.put_byte(r as u8);
-                e.put_byte((r >> 8) as u8);
+        let encode_segment = |steps: &[(usize, usize, usize, u16)]| {
+            if steps.is_empty() {
+                return Vec::new();
             }
-            let d = self.rem_dense[c][s];
-            assert!(
-                d != NONE,
-                "remoteness symbol {s} not in its context's model"
-            );
-            e.put(&self.rem[c], d as usize);
+            let mut e = Encoder::new();
+            for &(_, c, s, r) in steps.iter().rev() {
+                if s == REM_ESCAPE {
+                    e.put_byte(r as u8);
+                    e.put_byte((r >> 8) as u8);
+                }
+                e.put(&self.rem[c], s);
+            }
+            e.finish()
+        };
+        match self.coding {
+            Coding::V3 => (wdl, encode_segment(&rem_steps)),
+            Coding::V4 => {
+                let count = block.len().div_ceil(SEGMENT);
+                let mut ends = Vec::with_capacity(2 * count);
+                let mut data = Vec::new();
+                for k in 0..count {
+                    let lo = rem_steps.partition_point(|s| s.0 < k);
+                    let hi = rem_steps.partition_point(|s| s.0 <= k);
+                    data.extend(encode_segment(&rem_steps[lo..hi]));
+                    if k + 1 < count {
+                        let end = u16::try_from(data.len())
+                            .expect("a segment's streams fit 16-bit offsets");
+                        ends.extend_from_slice(&end.to_le_bytes());
+                    }
+                }
+                ends.extend(data);
+                (wdl, ends)
+            }
         }
-        (wdl, e.finish())
     }
 
     /// Decode the WDL symbols of the first `out.len()` slots of a block of
@@ -282,11 +469,31 @@ impl TierModel {
         }
         let mut d = Decoder::new(wdl)?;
         let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
-        for o in out.iter_mut() {
-            let w = d.get3(&self.wdl_flat[wdl_ctx(p1, p2)]) as u8;
-            *o = w;
-            p2 = p1;
-            p1 = w;
+        match self.coding {
+            Coding::V3 => {
+                for o in out.iter_mut() {
+                    let w = d.get3(&self.wdl_flat[wdl_ctx(p1, p2)]) as u8;
+                    *o = w;
+                    p2 = p1;
+                    p1 = w;
+                }
+            }
+            Coding::V4 => {
+                let mut quads = out.chunks_exact_mut(QUAD);
+                for quad in &mut quads {
+                    let q = d.get_packed(&self.wdl_packed, wdl_ctx(p1, p2));
+                    let digits = QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)];
+                    quad.copy_from_slice(&digits);
+                    p1 = digits[3];
+                    p2 = digits[2];
+                }
+                let tail = quads.into_remainder();
+                if !tail.is_empty() {
+                    let q = d.get_packed(&self.wdl_packed, wdl_ctx(p1, p2));
+                    let digits = QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)];
+                    tail.copy_from_slice(&digits[..tail.len()]);
+                }
+            }
         }
         d.check()?;
         if out.len() == len {
@@ -307,52 +514,184 @@ impl TierModel {
         if out.is_empty() {
             return Ok(());
         }
+        if self.coding == Coding::V3 {
+            return self.decode_values_v3(wdl, rem, len, out);
+        }
+        let n = out.len();
+        let mut stack = [0u8; STACK_SLOTS];
+        let mut heap = Vec::new();
+        let w: &mut [u8] = if n <= STACK_SLOTS {
+            &mut stack[..n]
+        } else {
+            heap.resize(n, 0);
+            &mut heap
+        };
+        self.decode_wdl(wdl, len, w)?;
+        for (o, &x) in out.iter_mut().zip(w.iter()) {
+            *o = if x == WDL_DRAW { 1 } else { 0 };
+        }
+        let any_decisive = w.iter().any(|&x| x != WDL_DRAW);
+        if rem.is_empty() {
+            if any_decisive {
+                return Err("win or loss in a block without remoteness stream".into());
+            }
+            return Ok(());
+        }
+        if n == len && !any_decisive {
+            return Err("remoteness stream for a block without wins or losses".into());
+        }
+        let count = len.div_ceil(SEGMENT);
+        let segs = Segments::parse(rem, count)?;
+        for k in 0..count {
+            let lo = k * SEGMENT;
+            if lo >= n {
+                break;
+            }
+            let hi = (lo + SEGMENT).min(n);
+            let complete = n == len;
+            self.decode_segment(segs.get(k), &w[lo..hi], &mut out[lo..hi], complete)
+                .map_err(|e| format!("remoteness segment {k}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// The packed value of slot `off` of a block of `len` slots: WDL up to
+    /// the slot, remoteness of the slot's own segment up to the slot.
+    pub fn value_at(
+        &self,
+        wdl: &[u8],
+        rem: &[u8],
+        len: usize,
+        off: usize,
+    ) -> Result<Packed, String> {
+        if self.coding == Coding::V3 || off >= STACK_SLOTS {
+            let mut v = vec![0; off + 1];
+            self.decode_values(wdl, rem, len, &mut v)?;
+            return Ok(v[off]);
+        }
+        let mut w = [0u8; STACK_SLOTS];
+        self.decode_wdl(wdl, len, &mut w[..off + 1])?;
+        if w[off] == WDL_DRAW {
+            return Ok(1);
+        }
+        if rem.is_empty() {
+            return Err("win or loss in a block without remoteness stream".into());
+        }
+        let k = off / SEGMENT;
+        let segs = Segments::parse(rem, len.div_ceil(SEGMENT))?;
+        let lo = k * SEGMENT;
+        let mut out = [0 as Packed; SEGMENT];
+        self.decode_segment(segs.get(k), &w[lo..=off], &mut out[..off + 1 - lo], false)
+            .map_err(|e| format!("remoteness segment {k}: {e}"))?;
+        Ok(out[off - lo])
+    }
+
+    /// Fill the decisive slots of `out` (WDL symbols `w`, which start the
+    /// segment) from the segment's stream; `complete`: `w` is the whole
+    /// segment, so the stream must end exactly.
+    fn decode_segment(
+        &self,
+        bytes: &[u8],
+        w: &[u8],
+        out: &mut [Packed],
+        complete: bool,
+    ) -> Result<(), String> {
+        // The decisive slots, listed without a branch per slot.
+        let mut at = [0u8; SEGMENT];
+        let mut n = 0;
+        for (i, &x) in w.iter().enumerate() {
+            at[n] = i as u8;
+            n += (x != WDL_DRAW) as usize;
+        }
+        if n == 0 {
+            if complete && !bytes.is_empty() {
+                return Err("stream for a segment without wins or losses".into());
+            }
+            return Ok(());
+        }
+        let mut d = Decoder::new(bytes)?;
+        let (mut pw, mut pr) = (WDL_LOSS, 0u16);
+        for &i in &at[..n] {
+            let i = i as usize;
+            let c = rem_ctx(w[i], pw, pr);
+            let s = d.get_if(&self.rem[c], true);
+            let mut r = s as u16;
+            if s == REM_ESCAPE {
+                let hi = d.get_byte()? as u16;
+                let lo = d.get_byte()? as u16;
+                r = (hi << 8) | lo;
+                if r > crate::value::MAX_REMOTENESS {
+                    return Err(format!("remoteness {r} too large"));
+                }
+            }
+            out[i] = pack(w[i], r);
+            pw = w[i];
+            pr = r;
+        }
+        d.check()?;
+        if complete {
+            d.finish()?;
+        }
+        Ok(())
+    }
+
+    /// Format 3: WDL and remoteness interleaved slot by slot.
+    fn decode_values_v3(
+        &self,
+        wdl: &[u8],
+        rem: &[u8],
+        len: usize,
+        out: &mut [Packed],
+    ) -> Result<(), String> {
         let mut d = Decoder::new(wdl)?;
         // A block without wins or losses has an empty remoteness stream.
-        let mut rd = if rem.is_empty() {
-            None
-        } else {
-            Some(Decoder::new(rem).map_err(|e| format!("remoteness {e}"))?)
-        };
+        if rem.is_empty() {
+            let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
+            for o in out.iter_mut() {
+                let w = d.get3(&self.wdl_flat[wdl_ctx(p1, p2)]) as u8;
+                if w != WDL_DRAW {
+                    return Err("win or loss in a block without remoteness stream".into());
+                }
+                *o = 1;
+                p2 = p1;
+                p1 = w;
+            }
+            d.check()?;
+            if out.len() == len {
+                d.finish()?;
+            }
+            return Ok(());
+        }
+        let mut rd = Decoder::new(rem).map_err(|e| format!("remoteness {e}"))?;
         let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
         let (mut pw, mut pr) = (WDL_LOSS, 0u16);
         for o in out.iter_mut() {
             let w = d.get3(&self.wdl_flat[wdl_ctx(p1, p2)]) as u8;
             p2 = p1;
             p1 = w;
-            if w == WDL_DRAW {
-                *o = 1;
-                continue;
-            }
-            let Some(r_dec) = rd.as_mut() else {
-                return Err("win or loss in a block without remoteness stream".into());
-            };
+            // The remoteness symbol is decoded on every slot and kept only
+            // for a decisive one: no jump to mispredict.
+            let decisive = w != WDL_DRAW;
             let c = rem_ctx(w, pw, pr);
-            let s = self.rem_sym[c][r_dec.get(&self.rem[c])?] as usize;
-            let r = if s == REM_ESCAPE {
-                let hi = r_dec.get_byte()? as u16;
-                let lo = r_dec.get_byte()? as u16;
-                let r = (hi << 8) | lo;
+            let s = rd.get_if(&self.rem[c], decisive);
+            let mut r = s as u16;
+            if decisive && s == REM_ESCAPE {
+                let hi = rd.get_byte()? as u16;
+                let lo = rd.get_byte()? as u16;
+                r = (hi << 8) | lo;
                 if r > crate::value::MAX_REMOTENESS {
                     return Err(format!("remoteness {r} too large"));
                 }
-                r
-            } else {
-                s as u16
-            };
-            *o = pack(w, r);
-            pw = w;
-            pr = r;
+            }
+            *o = if decisive { pack(w, r) } else { 1 };
+            pw = if decisive { w } else { pw };
+            pr = if decisive { r } else { pr };
         }
         d.check()?;
-        if let Some(r) = &rd {
-            r.check()?;
-        }
+        rd.check()?;
         if out.len() == len {
             d.finish()?;
-            if let Some(r) = &rd {
-                r.finish()?;
-            }
+            rd.finish()?;
         }
         Ok(())
     }
@@ -373,11 +712,16 @@ mod tests {
     }
 
     fn check(values: &[Packed], bs: usize) {
-        let mut counts = Counts::default();
+        check_coded(values, bs, Coding::V3);
+        check_coded(values, bs, Coding::V4);
+    }
+
+    fn check_coded(values: &[Packed], bs: usize, coding: Coding) {
+        let mut counts = Counts::new(coding);
         for b in values.chunks(bs) {
             counts.add_block(b);
         }
-        let m = TierModel::new(&counts.spec()).unwrap();
+        let m = TierModel::new(&counts.spec(), coding).unwrap();
         for b in values.chunks(bs) {
             let (w, r) = m.encode(b);
             let mut full = vec![0; b.len()];
@@ -398,6 +742,10 @@ mod tests {
             let mut part = vec![0; k];
             m.decode_values(&w, &r, b.len(), &mut part).unwrap();
             assert_eq!(part[..], full[..k]);
+            // Single slots, from their own segment.
+            for i in (0..b.len()).step_by(1 + b.len() / 97) {
+                assert_eq!(m.value_at(&w, &r, b.len(), i).unwrap(), full[i], "slot {i}");
+            }
         }
     }
 
@@ -444,10 +792,16 @@ mod tests {
 
     #[test]
     fn damaged_block_streams_are_errors() {
+        for coding in [Coding::V3, Coding::V4] {
+            damaged_block_streams_are_errors_in(coding);
+        }
+    }
+
+    fn damaged_block_streams_are_errors_in(coding: Coding) {
         let v: Vec<Packed> = (0..300).map(|i| 2 + (i % 13) as Packed).collect();
-        let mut counts = Counts::default();
+        let mut counts = Counts::new(coding);
         counts.add_block(&v);
-        let m = TierModel::new(&counts.spec()).unwrap();
+        let m = TierModel::new(&counts.spec(), coding).unwrap();
         let (w, r) = m.encode(&v);
         let mut out = vec![0; v.len()];
         assert!(m
@@ -462,7 +816,14 @@ mod tests {
             wdl: vec![vec![1, 2, 3]; WDL_CONTEXTS],
             rem: vec![vec![]; REM_CONTEXTS],
         };
-        assert!(TierModel::new(&bad).is_err());
-        assert!(TierModel::new(&ModelSpec::default()).is_err());
+        assert!(TierModel::new(&bad, coding).is_err());
+        assert!(TierModel::new(&ModelSpec::default(), coding).is_err());
+        // A model of the other coding's shape is refused.
+        let other = if coding == Coding::V3 {
+            Coding::V4
+        } else {
+            Coding::V3
+        };
+        assert!(TierModel::new(&counts.spec(), other).is_err());
     }
 }

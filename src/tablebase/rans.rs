@@ -33,43 +33,84 @@ pub struct Sym {
 /// symbol at least 1. All counts zero gives all mass to symbol 0 (a valid
 /// model for a context that never occurs).
 pub fn normalize(counts: &[u64]) -> Vec<u16> {
+    normalize_in_units(counts, 0).expect("at most PROB_SCALE symbols")
+}
+
+/// Most coarseness [`normalize_compact`] tries: frequencies in multiples
+/// of 16, a 256-entry slot table.
+pub const MAX_COARSE: u32 = 4;
+
+/// Like [`normalize`], but with every frequency a multiple of the largest
+/// power of two `2^k <= 2^MAX_COARSE` that costs at most 0.5 % more bits on
+/// `counts` than exact frequencies.
+///
+/// Why: the decoder's slot table then has `PROB_SCALE >> k` entries
+/// (256 bytes to 4 KiB). A random lookup decodes symbols of many contexts
+/// of many tiers, and each decoded symbol waits on its table entry; small
+/// tables stay in the first-level cache where 4 KiB ones did not.
+pub fn normalize_compact(counts: &[u64]) -> Vec<u16> {
+    let exact = normalize(counts);
+    let base = bits(counts, &exact);
+    let mut best = exact;
+    for k in 1..=MAX_COARSE {
+        match normalize_in_units(counts, k) {
+            Some(f) if bits(counts, &f) <= base * 1.005 + 64.0 => best = f,
+            _ => break,
+        }
+    }
+    best
+}
+
+/// Bits to code `counts` with frequencies `f`.
+fn bits(counts: &[u64], f: &[u16]) -> f64 {
+    counts
+        .iter()
+        .zip(f)
+        .filter(|(&c, _)| c > 0)
+        .map(|(&c, &x)| c as f64 * (PROB_BITS as f64 - (x as f64).log2()))
+        .sum()
+}
+
+/// Frequencies in multiples of `2^k`, or `None` if there are more counted
+/// symbols than units.
+fn normalize_in_units(counts: &[u64], k: u32) -> Option<Vec<u16>> {
+    let units = PROB_SCALE >> k;
     let total: u64 = counts.iter().sum();
     let mut f = vec![0u32; counts.len()];
     if total == 0 {
         if !f.is_empty() {
             f[0] = PROB_SCALE;
         }
-        return f.into_iter().map(|x| x as u16).collect();
+        return Some(f.into_iter().map(|x| x as u16).collect());
     }
-    assert!(
-        counts.iter().filter(|&&c| c > 0).count() <= PROB_SCALE as usize,
-        "too many symbols for the probability scale"
-    );
+    if counts.iter().filter(|&&c| c > 0).count() > units as usize {
+        return None;
+    }
     for (fi, &c) in f.iter_mut().zip(counts) {
         if c > 0 {
-            *fi = ((c as u128 * PROB_SCALE as u128 / total as u128) as u32).max(1);
+            *fi = ((c as u128 * units as u128 / total as u128) as u32).max(1);
         }
     }
     let mut sum: u32 = f.iter().sum();
     // Fix the rounding on the largest frequencies (where it costs least).
-    while sum != PROB_SCALE {
+    while sum != units {
         let (k, _) = f
             .iter()
             .enumerate()
-            .filter(|(_, &x)| sum < PROB_SCALE || x > 1)
+            .filter(|(_, &x)| sum < units || x > 1)
             .max_by_key(|(i, &x)| (x, std::cmp::Reverse(*i)))
             .expect("a symbol to adjust");
-        if sum < PROB_SCALE {
-            let d = PROB_SCALE - sum;
+        if sum < units {
+            let d = units - sum;
             f[k] += d;
             sum += d;
         } else {
-            let d = (sum - PROB_SCALE).min(f[k] - 1).max(1);
+            let d = (sum - units).min(f[k] - 1).max(1);
             f[k] -= d;
             sum -= d;
         }
     }
-    f.into_iter().map(|x| x as u16).collect()
+    Some(f.into_iter().map(|x| (x << k) as u16).collect())
 }
 
 /// A static model for encoding and decoding: starts, frequencies and the
@@ -77,8 +118,11 @@ pub fn normalize(counts: &[u64]) -> Vec<u16> {
 #[derive(Clone, Debug)]
 pub struct Model {
     syms: Vec<Sym>,
-    /// `slot[x & (PROB_SCALE - 1)]` is the symbol whose range holds x.
+    /// `slot[(x & (PROB_SCALE - 1)) >> shift]` is the symbol whose range
+    /// holds x.
     slot: Box<[u8]>,
+    /// Every start and frequency is a multiple of `2^shift`.
+    shift: u32,
 }
 
 impl Model {
@@ -91,18 +135,26 @@ impl Model {
         if sum != PROB_SCALE {
             return Err(format!("model frequencies sum to {sum}, not {PROB_SCALE}"));
         }
+        // The coarsest grid all frequencies (hence all starts) lie on.
+        let shift = freqs
+            .iter()
+            .filter(|&&f| f > 0)
+            .map(|&f| f.trailing_zeros())
+            .min()
+            .unwrap_or(0)
+            .min(MAX_COARSE);
         let mut syms = Vec::with_capacity(freqs.len());
-        let mut slot = vec![0u8; PROB_SCALE as usize].into_boxed_slice();
+        let mut slot = vec![0u8; (PROB_SCALE >> shift) as usize].into_boxed_slice();
         let mut start = 0u32;
         for (s, &f) in freqs.iter().enumerate() {
             syms.push(Sym {
                 start: start as u16,
                 freq: f,
             });
-            slot[start as usize..(start + f as u32) as usize].fill(s as u8);
+            slot[(start >> shift) as usize..((start + f as u32) >> shift) as usize].fill(s as u8);
             start += f as u32;
         }
-        Ok(Model { syms, slot })
+        Ok(Model { syms, slot, shift })
     }
 
     pub fn len(&self) -> usize {
@@ -125,6 +177,37 @@ impl Model {
         } else {
             PROB_BITS as f64 - (f as f64).log2()
         }
+    }
+}
+
+/// Several models of at most 128 symbols in one flat decode table whose
+/// entries hold symbol, start and frequency together: decoding a symbol is
+/// one load on the dependency chain (a [`Model`] needs its slot table,
+/// then its symbol table, behind two pointers). For the format 4 WDL
+/// quads, decoded many per lookup.
+#[derive(Clone, Debug, Default)]
+pub struct PackedTables {
+    /// Per model: where its entries begin, and its coarseness shift.
+    base: Vec<(u32, u32)>,
+    /// `start | freq << 12 | symbol << 25` per slot of each model.
+    entries: Vec<u32>,
+}
+
+impl PackedTables {
+    pub fn new(models: &[Model]) -> Result<PackedTables, String> {
+        let mut t = PackedTables::default();
+        for m in models {
+            if m.len() > 128 {
+                return Err(format!("packed decode table for {} symbols", m.len()));
+            }
+            t.base.push((t.entries.len() as u32, m.shift));
+            for &s in m.slot.iter() {
+                let sym = m.syms[s as usize];
+                t.entries
+                    .push(sym.start as u32 | (sym.freq as u32) << 12 | (s as u32) << 25);
+            }
+        }
+        Ok(t)
     }
 }
 
@@ -261,6 +344,34 @@ impl<'a> Decoder<'a> {
         Ok(())
     }
 
+    /// [`Decoder::advance`] when `take`, otherwise nothing, without a
+    /// branch (the caller decodes a symbol it may not need, which is
+    /// cheaper than a mispredicted jump around it).
+    #[inline(always)]
+    fn advance_if(&mut self, take: bool, start: u32, freq: u32) {
+        let mask = PROB_SCALE - 1;
+        let x = (freq * (self.x >> PROB_BITS) + (self.x & mask)).wrapping_sub(start);
+        let need = x < RANS_L;
+        let (word, missing) = match self.bytes.get(self.pos..self.pos + 2) {
+            Some(w) => (u16::from_be_bytes([w[0], w[1]]) as u32, false),
+            None => (0, true),
+        };
+        let next = if need { (x << 16) | word } else { x };
+        self.overrun |= take & need & missing;
+        self.x = if take { next } else { self.x };
+        self.pos += 2 * (take & need) as usize;
+    }
+
+    /// The symbol of model `m` at the current state, consumed only when
+    /// `take` (see [`Decoder::advance_if`]).
+    #[inline(always)]
+    pub fn get_if(&mut self, m: &Model, take: bool) -> usize {
+        let s = m.slot[((self.x & (PROB_SCALE - 1)) >> m.shift) as usize] as usize;
+        let sym = m.syms[s];
+        self.advance_if(take, sym.start as u32, sym.freq as u32);
+        s
+    }
+
     /// An error if the stream has ended early so far.
     #[inline]
     pub fn check(&self) -> Result<(), &'static str> {
@@ -274,7 +385,7 @@ impl<'a> Decoder<'a> {
     /// Decode one symbol of model `m`.
     #[inline]
     pub fn get(&mut self, m: &Model) -> Result<usize, &'static str> {
-        let s = m.slot[(self.x & (PROB_SCALE - 1)) as usize] as usize;
+        let s = m.slot[((self.x & (PROB_SCALE - 1)) >> m.shift) as usize] as usize;
         let sym = m.syms[s];
         self.advance(sym.start as u32, sym.freq as u32)?;
         Ok(s)
@@ -290,6 +401,15 @@ impl<'a> Decoder<'a> {
         // Never fails: `advance` only records an overrun.
         let _ = self.advance(m.start[s], m.freq[s]);
         s
+    }
+
+    /// Decode one symbol of model `k` of `t`.
+    #[inline(always)]
+    pub fn get_packed(&mut self, t: &PackedTables, k: usize) -> usize {
+        let (base, shift) = t.base[k];
+        let e = t.entries[base as usize + ((self.x & (PROB_SCALE - 1)) >> shift) as usize];
+        let _ = self.advance(e & 0xfff, (e >> 12) & 0x1fff);
+        (e >> 25) as usize
     }
 
     /// Decode one byte of the uniform model.

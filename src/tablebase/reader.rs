@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::cache::{BlockCache, Lookup, SLOT_VALUES};
 use super::checksum::{checksum32, checksum64};
 use super::error::{err, err_kind, TbError, TbErrorKind};
-use super::header::{parse_layout, Header, Layout, INDEX_CHUNK};
+use super::header::{parse_layout, parse_layout_with_old, Header, Layout, INDEX_CHUNK};
 use super::model::{TierModel, WDL_DRAW, WDL_LOSS};
 use super::TierMeta;
 use crate::game::TierKey;
@@ -104,8 +104,33 @@ impl TierFile {
         rules_hash: u64,
         tier: TierKey,
     ) -> Result<TierFile, TbError> {
+        Self::open_with(path, game, rules_hash, tier, false)
+    }
+
+    /// [`TierFile::open`], also accepting a format 3 file (for `qibase
+    /// convert`, which reads it whole and writes it again).
+    pub fn open_old(
+        path: &Path,
+        game: &str,
+        rules_hash: u64,
+        tier: TierKey,
+    ) -> Result<TierFile, TbError> {
+        Self::open_with(path, game, rules_hash, tier, true)
+    }
+
+    fn open_with(
+        path: &Path,
+        game: &str,
+        rules_hash: u64,
+        tier: TierKey,
+        allow_old: bool,
+    ) -> Result<TierFile, TbError> {
         let bytes = load(path)?;
-        let layout = parse_layout(path, bytes.as_slice())?;
+        let layout = if allow_old {
+            parse_layout_with_old(path, bytes.as_slice())?
+        } else {
+            parse_layout(path, bytes.as_slice())?
+        };
         let m = &layout.header.meta;
         if m.game != game {
             return Err(err_kind(
@@ -135,7 +160,7 @@ impl TierFile {
                 ),
             ));
         }
-        let model = TierModel::new(&layout.header.model)
+        let model = TierModel::new(&layout.header.model, layout.coding)
             .map_err(|e| err(path, format!("corrupt header (bad model: {e})")))?;
         let chunks = layout.header.index_checksums.len();
         Ok(TierFile {
@@ -305,15 +330,10 @@ impl TierFile {
         match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
             Lookup::Hit(v) => Ok(v),
             Lookup::Pass => {
-                let mut buf = [0 as Packed; SLOT_VALUES];
-                if off < SLOT_VALUES {
-                    self.decode_block(b, &mut buf[..off + 1])?;
-                    Ok(buf[off])
-                } else {
-                    let mut v = vec![0; off + 1];
-                    self.decode_block(b, &mut v)?;
-                    Ok(v[off])
-                }
+                let (w, r) = (self.wdl_bytes(b)?, self.rem_bytes(b)?);
+                self.model
+                    .value_at(w, r, len, off)
+                    .map_err(|e| err(&self.path, format!("corrupt block {b} ({e})")))
             }
         }
     }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::checksum::checksum32;
 use super::error::{err, err_kind, TbError, TbErrorKind};
 use super::header::{encode_header, encode_index, index_checksums, BlockEntry, Header};
-use super::model::{Counts, TierModel};
+use super::model::{Coding, Counts, TierModel};
 use super::TierMeta;
 use crate::value::Packed;
 
@@ -64,13 +64,16 @@ pub fn encode_tier(
     let bs = opts.block_size.max(1) as usize;
     let counts = values
         .par_chunks(bs)
-        .fold(Counts::default, |mut c, b| {
-            c.add_block(b);
-            c
-        })
-        .reduce(Counts::default, Counts::merge);
+        .fold(
+            || Counts::new(Coding::V4),
+            |mut c, b| {
+                c.add_block(b);
+                c
+            },
+        )
+        .reduce(|| Counts::new(Coding::V4), Counts::merge);
     let spec = counts.spec();
-    let model = TierModel::new(&spec).expect("a counted model is valid");
+    let model = TierModel::new(&spec, Coding::V4).expect("a counted model is valid");
     let (wdl, rem): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
         values.par_chunks(bs).map(|b| model.encode(b)).unzip();
     let sums: Vec<(u32, u32)> = wdl

@@ -1,8 +1,8 @@
-//! Format 3 against real solved data: every probe (full value and WDL,
-//! cold, admitted and cached, and preloaded) equals the solver's value on
-//! closed subsets of each game; `qibase convert` turns a format 2 table
-//! into format 3 with the same values; an old file is refused with a
-//! message naming `qibase convert`.
+//! The tier-file format against real solved data: every probe (full value
+//! and WDL, cold, admitted and cached, and preloaded) equals the solver's
+//! value on closed subsets of each game; `qibase convert` turns format 2
+//! and format 3 tables into the current format with the same values; an
+//! old file is refused with a message naming `qibase convert`.
 
 mod common;
 
@@ -82,28 +82,30 @@ fn probes_match_solver<G: Game>(g: &G, max_pieces: Option<u32>, name: &str) {
 
 #[test]
 fn cannon_chess_three_a_side_probes_match_the_solver() {
-    probes_match_solver(&CannonChess::standard(), Some(3), "v3-cc3");
+    probes_match_solver(&CannonChess::standard(), Some(3), "fmt-cc3");
 }
 
 #[test]
 fn cannon_chess_4x4_probes_match_the_solver() {
-    probes_match_solver(&CannonChess::four_by_four(), Some(3), "v3-cc4");
+    probes_match_solver(&CannonChess::four_by_four(), Some(3), "fmt-cc4");
 }
 
 #[test]
 fn two_cannons_probes_match_the_solver() {
-    probes_match_solver(&Cannons::two_cannons(), Some(5), "v3-tc5");
+    probes_match_solver(&Cannons::two_cannons(), Some(5), "fmt-tc5");
 }
 
 #[test]
 fn weiming_probes_match_the_solver() {
-    probes_match_solver(&Weiming::new(), None, "v3-weiming");
+    probes_match_solver(&Weiming::new(), None, "fmt-weiming");
 }
 
-/// A copy of the committed format 2 weiming table (tests/data/v2).
-fn v2_copy(name: &str) -> std::path::PathBuf {
+/// A copy of the committed format `version` weiming table
+/// (tests/data/v2, tests/data/v3: the committed table of that version).
+fn old_copy(version: u32, name: &str) -> std::path::PathBuf {
     let dir = temp_dir(name);
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/v2/weiming/all.qtb");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/data/v{version}/weiming/all.qtb"));
     std::fs::create_dir_all(dir.join("weiming")).unwrap();
     std::fs::copy(src, dir.join("weiming/all.qtb")).unwrap();
     dir
@@ -111,7 +113,16 @@ fn v2_copy(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn format_2_is_refused_naming_convert() {
-    let dir = v2_copy("v3-old");
+    old_is_refused_naming_convert(2);
+}
+
+#[test]
+fn format_3_is_refused_naming_convert() {
+    old_is_refused_naming_convert(3);
+}
+
+fn old_is_refused_naming_convert(version: u32) {
+    let dir = old_copy(version, &format!("fmt-old{version}"));
     let g = Weiming::new();
     let e = Tablebase::open(&g, &dir).probe(&g.start()).unwrap_err();
     assert_eq!(e.kind(), TbErrorKind::Foreign);
@@ -127,15 +138,25 @@ fn format_2_is_refused_naming_convert() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("format version 2") && err.contains("qibase convert weiming"),
+        err.contains(&format!("format version {version}"))
+            && err.contains("qibase convert weiming"),
         "{err}"
     );
 }
 
 #[test]
 fn convert_rewrites_format_2_with_the_same_values() {
-    let dir = v2_copy("v3-convert");
-    let out_dir = temp_dir("v3-converted");
+    convert_rewrites_with_the_same_values(2);
+}
+
+#[test]
+fn convert_rewrites_format_3_with_the_same_values() {
+    convert_rewrites_with_the_same_values(3);
+}
+
+fn convert_rewrites_with_the_same_values(version: u32) {
+    let dir = old_copy(version, &format!("fmt-convert{version}"));
+    let out_dir = temp_dir(&format!("fmt-converted{version}"));
     let g = Weiming::new();
     let d = dir.to_str().unwrap();
     let o = out_dir.to_str().unwrap();
@@ -167,7 +188,7 @@ fn convert_rewrites_format_2_with_the_same_values() {
         read_tier_values(&tier_path(&dir, g.id(), "all"), g.id(), g.rules_hash(), 0).unwrap();
     assert_eq!(back, back2);
     // A damaged old file is refused, naming the file.
-    let bad = v2_copy("v3-convert-bad");
+    let bad = old_copy(version, &format!("fmt-convert-bad{version}"));
     let f = bad.join("weiming/all.qtb");
     let mut bytes = std::fs::read(&f).unwrap();
     let n = bytes.len();
