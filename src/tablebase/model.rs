@@ -27,7 +27,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::rans::{normalize_compact, Decoder, Encoder, Flat3, Model, PackedTables};
+use super::rans::{
+    normalize_compact, normalize_compact_all, ChainedTables, Decoder, Encoder, Flat3, Model,
+};
 use crate::value::Packed;
 
 pub const WDL_DRAW: u8 = 0;
@@ -210,7 +212,7 @@ impl Counts {
 
     pub fn spec(&self) -> ModelSpec {
         ModelSpec {
-            wdl: self.wdl.iter().map(|c| normalize_compact(c)).collect(),
+            wdl: normalize_compact_all(&self.wdl),
             rem: self
                 .rem
                 .iter()
@@ -296,7 +298,7 @@ pub struct TierModel {
     wdl: Vec<Model>,
     /// `wdl` laid out flat for decoding: format 3 and format 4.
     wdl_flat: [Flat3; WDL_CONTEXTS],
-    wdl_packed: PackedTables,
+    wdl_chained: ChainedTables,
     /// Over all [`REM_SYMBOLS`] (absent ones without frequency), so a
     /// decoded index is the symbol itself: no second table on the
     /// decoder's dependency chain.
@@ -387,15 +389,18 @@ impl TierModel {
                 *f = Flat3::new(m);
             }
         }
-        let wdl_packed = match coding {
-            Coding::V3 => PackedTables::default(),
-            Coding::V4 => PackedTables::new(&wdl)?,
+        let wdl_chained = match coding {
+            Coding::V3 => ChainedTables::default(),
+            Coding::V4 => ChainedTables::new(&wdl, |q| {
+                let d = QUAD_DIGITS[q];
+                wdl_ctx(d[3], d[2])
+            })?,
         };
         Ok(TierModel {
             coding,
             wdl,
             wdl_flat,
-            wdl_packed,
+            wdl_chained,
             rem,
         })
     }
@@ -479,19 +484,16 @@ impl TierModel {
                 }
             }
             Coding::V4 => {
+                let mut at = self.wdl_chained.start_of(wdl_ctx(WDL_DRAW, WDL_DRAW));
                 let mut quads = out.chunks_exact_mut(QUAD);
                 for quad in &mut quads {
-                    let q = d.get_packed(&self.wdl_packed, wdl_ctx(p1, p2));
-                    let digits = QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)];
-                    quad.copy_from_slice(&digits);
-                    p1 = digits[3];
-                    p2 = digits[2];
+                    let q = d.get_chained(&self.wdl_chained, &mut at);
+                    quad.copy_from_slice(&QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)]);
                 }
                 let tail = quads.into_remainder();
                 if !tail.is_empty() {
-                    let q = d.get_packed(&self.wdl_packed, wdl_ctx(p1, p2));
-                    let digits = QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)];
-                    tail.copy_from_slice(&digits[..tail.len()]);
+                    let q = d.get_chained(&self.wdl_chained, &mut at);
+                    tail.copy_from_slice(&QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)][..tail.len()]);
                 }
             }
         }

@@ -49,20 +49,37 @@ pub const MAX_COARSE: u32 = 4;
 /// of many tiers, and each decoded symbol waits on its table entry; small
 /// tables stay in the first-level cache where 4 KiB ones did not.
 pub fn normalize_compact(counts: &[u64]) -> Vec<u16> {
-    let exact = normalize(counts);
-    let base = bits(counts, &exact);
+    normalize_compact_all(std::slice::from_ref(&counts.to_vec())).remove(0)
+}
+
+/// [`normalize_compact`] for several models on one common grid, judged
+/// by their total cost (for models decoded through one
+/// [`ChainedTables`], whose grid is the finest of its models'): a rare,
+/// skewed context may lose a few bits rather than make every context's
+/// table 16 times larger.
+pub fn normalize_compact_all(counts: &[Vec<u64>]) -> Vec<Vec<u16>> {
+    let exact: Vec<Vec<u16>> = counts.iter().map(|c| normalize(c)).collect();
+    let total = |fs: &[Vec<u16>]| -> f64 { counts.iter().zip(fs).map(|(c, f)| bits(c, f)).sum() };
+    let base = total(&exact);
     let mut best = exact;
     for k in 1..=MAX_COARSE {
-        match normalize_in_units(counts, k) {
-            Some(f) if bits(counts, &f) <= base * 1.005 + 64.0 => best = f,
-            _ => break,
+        let Some(fs) = counts
+            .iter()
+            .map(|c| normalize_in_units(c, k))
+            .collect::<Option<Vec<_>>>()
+        else {
+            break;
+        };
+        if total(&fs) > base * 1.005 + 64.0 {
+            break;
         }
+        best = fs;
     }
     best
 }
 
 /// Bits to code `counts` with frequencies `f`.
-fn bits(counts: &[u64], f: &[u16]) -> f64 {
+pub fn bits(counts: &[u64], f: &[u16]) -> f64 {
     counts
         .iter()
         .zip(f)
@@ -73,7 +90,7 @@ fn bits(counts: &[u64], f: &[u16]) -> f64 {
 
 /// Frequencies in multiples of `2^k`, or `None` if there are more counted
 /// symbols than units.
-fn normalize_in_units(counts: &[u64], k: u32) -> Option<Vec<u16>> {
+pub fn normalize_in_units(counts: &[u64], k: u32) -> Option<Vec<u16>> {
     let units = PROB_SCALE >> k;
     let total: u64 = counts.iter().sum();
     let mut f = vec![0u32; counts.len()];
@@ -180,34 +197,69 @@ impl Model {
     }
 }
 
-/// Several models of at most 128 symbols in one flat decode table whose
-/// entries hold symbol, start and frequency together: decoding a symbol is
-/// one load on the dependency chain (a [`Model`] needs its slot table,
-/// then its symbol table, behind two pointers). For the format 4 WDL
-/// quads, decoded many per lookup.
+/// A chain of models of at most 128 symbols, where each decoded symbol
+/// names the model of the next one (the format 4 WDL quads: a quad's last
+/// two slots are the next quad's context), in one flat decode table.
+///
+/// Why: a lookup decodes up to 128 quads one after the other, so the time
+/// is the latency of the loop's dependency chain. Each entry holds
+/// symbol, start and frequency together (one load, where a [`Model`]
+/// needs its slot table, then its symbol table, behind two pointers), all
+/// models share one grid (the finest any of them needs), and the offset of
+/// the next model's table comes from a small per-symbol table: no
+/// context arithmetic and no per-model lookup on the chain.
 #[derive(Clone, Debug, Default)]
-pub struct PackedTables {
-    /// Per model: where its entries begin, and its coarseness shift.
-    base: Vec<(u32, u32)>,
-    /// `start | freq << 12 | symbol << 25` per slot of each model.
+pub struct ChainedTables {
+    /// The common grid: entry `j` of a model covers states
+    /// `[j << shift, (j + 1) << shift)`.
+    shift: u32,
+    /// `start | freq << 12 | symbol << 25`, model after model.
     entries: Vec<u32>,
+    /// Per symbol: where the table of the model that follows it starts.
+    next: Vec<u32>,
 }
 
-impl PackedTables {
-    pub fn new(models: &[Model]) -> Result<PackedTables, String> {
-        let mut t = PackedTables::default();
+impl ChainedTables {
+    /// `next_model(s)`: the model that follows symbol `s` (an index into
+    /// `models`).
+    pub fn new(
+        models: &[Model],
+        next_model: impl Fn(usize) -> usize,
+    ) -> Result<ChainedTables, String> {
+        let symbols = models.iter().map(|m| m.len()).max().unwrap_or(0);
+        if symbols > 128 {
+            return Err(format!("chained decode table for {symbols} symbols"));
+        }
+        let shift = models.iter().map(|m| m.shift).min().unwrap_or(0);
+        let stride = (PROB_SCALE >> shift) as usize;
+        let mut t = ChainedTables {
+            shift,
+            entries: Vec::with_capacity(models.len() * stride),
+            next: Vec::with_capacity(symbols),
+        };
         for m in models {
-            if m.len() > 128 {
-                return Err(format!("packed decode table for {} symbols", m.len()));
-            }
-            t.base.push((t.entries.len() as u32, m.shift));
-            for &s in m.slot.iter() {
+            for j in 0..stride {
+                // The finer grid is exact: each of its cells lies inside
+                // one cell of the model's own grid.
+                let s = m.slot[(j << shift) >> m.shift];
                 let sym = m.syms[s as usize];
                 t.entries
                     .push(sym.start as u32 | (sym.freq as u32) << 12 | (s as u32) << 25);
             }
         }
+        for s in 0..symbols {
+            let k = next_model(s);
+            if k >= models.len() {
+                return Err(format!("symbol {s} is followed by model {k}"));
+            }
+            t.next.push((k * stride) as u32);
+        }
         Ok(t)
+    }
+
+    /// Where the table of model `k` starts (to begin a chain).
+    pub fn start_of(&self, k: usize) -> u32 {
+        (k * (PROB_SCALE >> self.shift) as usize) as u32
     }
 }
 
@@ -403,13 +455,15 @@ impl<'a> Decoder<'a> {
         s
     }
 
-    /// Decode one symbol of model `k` of `t`.
+    /// Decode one symbol of the model whose table starts at `*at` in `t`,
+    /// and move `*at` to the model that follows the symbol.
     #[inline(always)]
-    pub fn get_packed(&mut self, t: &PackedTables, k: usize) -> usize {
-        let (base, shift) = t.base[k];
-        let e = t.entries[base as usize + ((self.x & (PROB_SCALE - 1)) >> shift) as usize];
+    pub fn get_chained(&mut self, t: &ChainedTables, at: &mut u32) -> usize {
+        let e = t.entries[*at as usize + ((self.x & (PROB_SCALE - 1)) >> t.shift) as usize];
         let _ = self.advance(e & 0xfff, (e >> 12) & 0x1fff);
-        (e >> 25) as usize
+        let s = (e >> 25) as usize;
+        *at = t.next[s];
+        s
     }
 
     /// Decode one byte of the uniform model.

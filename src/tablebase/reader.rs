@@ -329,13 +329,40 @@ impl TierFile {
         let key = (self.id << 32) | b as u64;
         match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
             Lookup::Hit(v) => Ok(v),
-            Lookup::Pass => {
-                let (w, r) = (self.wdl_bytes(b)?, self.rem_bytes(b)?);
-                self.model
-                    .value_at(w, r, len, off)
-                    .map_err(|e| err(&self.path, format!("corrupt block {b} ({e})")))
-            }
+            Lookup::Pass => self.value_in_block(b, off),
         }
+    }
+
+    /// The packed value of slot `off` of block `b`, decoded from the file
+    /// (no cache): the WDL stream up to the slot, and for a win or loss the
+    /// remoteness segment of the slot up to it.
+    pub fn value_in_block(&self, b: usize, off: usize) -> Result<Packed, TbError> {
+        let (w, r) = (self.wdl_bytes(b)?, self.rem_bytes(b)?);
+        self.model
+            .value_at(w, r, self.layout.block_len(b), off)
+            .map_err(|e| err(&self.path, format!("corrupt block {b} ({e})")))
+    }
+
+    /// The WDL symbol of slot `off` of block `b`, decoded from the file's
+    /// WDL stream up to the slot (no cache).
+    pub fn wdl_in_block(&self, b: usize, off: usize) -> Result<Wdl, TbError> {
+        let w = self.wdl_bytes(b)?;
+        let mut small = [0u8; SLOT_VALUES];
+        let mut big = Vec::new();
+        let buf = if off < SLOT_VALUES {
+            &mut small[..off + 1]
+        } else {
+            big.resize(off + 1, 0);
+            &mut big[..]
+        };
+        self.model
+            .decode_wdl(w, self.layout.block_len(b), buf)
+            .map_err(|e| err(&self.path, format!("corrupt block {b} ({e})")))?;
+        Ok(match buf[off] {
+            WDL_DRAW => Wdl::Draw,
+            WDL_LOSS => Wdl::Loss,
+            _ => Wdl::Win,
+        })
     }
 
     /// Win, draw or loss of slot `i`: decodes only the WDL section unless
@@ -353,25 +380,7 @@ impl TierFile {
         let key = (self.id << 32) | b as u64;
         match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
             Lookup::Hit(v) => Ok(wdl_of_packed(v)),
-            Lookup::Pass => {
-                let w = self.wdl_bytes(b)?;
-                let mut small = [0u8; SLOT_VALUES];
-                let mut big = Vec::new();
-                let buf = if off < SLOT_VALUES {
-                    &mut small[..off + 1]
-                } else {
-                    big.resize(off + 1, 0);
-                    &mut big[..]
-                };
-                self.model
-                    .decode_wdl(w, len, buf)
-                    .map_err(|e| err(&self.path, format!("corrupt block {b} ({e})")))?;
-                Ok(match buf[off] {
-                    WDL_DRAW => Wdl::Draw,
-                    WDL_LOSS => Wdl::Loss,
-                    _ => Wdl::Win,
-                })
-            }
+            Lookup::Pass => self.wdl_in_block(b, off),
         }
     }
 }
