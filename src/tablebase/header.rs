@@ -22,8 +22,13 @@ pub const PREAMBLE_LEN: usize = 16;
 /// Bytes of one block-index entry: WDL offset, WDL checksum, remoteness
 /// offset, remoteness checksum (u32 LE each).
 pub const INDEX_ENTRY_LEN: usize = 16;
-/// Index entries covered by one index checksum.
-pub const INDEX_CHUNK: usize = 4096;
+/// Index entries covered by one index checksum (format 4). A lookup that
+/// first needs a chunk hashes all of it: 512 entries are 8 KiB, where the
+/// 4096 of format 3 ([`OLD_INDEX_CHUNK`]) made a short query hash 64 KiB
+/// of index for each block it touched in a new part of a tier.
+pub const INDEX_CHUNK: usize = 512;
+/// Index entries per checksum in format 3.
+pub const OLD_INDEX_CHUNK: usize = 4096;
 /// Largest header body accepted.
 pub const MAX_HEADER_LEN: usize = 1 << 22;
 
@@ -42,7 +47,8 @@ pub struct Header {
     pub wdl_len: u64,
     /// Bytes of the remoteness section.
     pub rem_len: u64,
-    /// Checksum of each chunk of [`INDEX_CHUNK`] index entries (the last
+    /// Checksum of each chunk of [`INDEX_CHUNK`] index entries (format 3:
+    /// [`OLD_INDEX_CHUNK`]; the last
     /// chunk may be shorter), checked when a lookup first needs the chunk:
     /// opening a large tier reads none of its index.
     pub index_checksums: Vec<u64>,
@@ -107,6 +113,8 @@ pub struct Layout {
     pub data_start: usize,
     /// How the blocks are coded (the file's format version).
     pub coding: Coding,
+    /// Index entries per index checksum.
+    pub index_chunk: usize,
 }
 
 /// The format version field of a file that starts with the magic.
@@ -237,7 +245,11 @@ fn parse_layout_of(path: &Path, bytes: &[u8], allow_old: bool) -> Result<Layout,
             ),
         ));
     }
-    if header.index_checksums.len() != (header.blocks as usize).div_ceil(INDEX_CHUNK) {
+    let index_chunk = match coding {
+        Coding::V3 => OLD_INDEX_CHUNK,
+        Coding::V4 => INDEX_CHUNK,
+    };
+    if header.index_checksums.len() != (header.blocks as usize).div_ceil(index_chunk) {
         return Err(err(
             path,
             "corrupt header (wrong number of index checksums)",
@@ -248,6 +260,7 @@ fn parse_layout_of(path: &Path, bytes: &[u8], allow_old: bool) -> Result<Layout,
         index_start,
         data_start,
         coding,
+        index_chunk,
     })
 }
 
@@ -291,8 +304,8 @@ impl Layout {
 
     /// The bytes of index chunk `c` and their expected checksum.
     pub fn index_chunk<'a>(&self, bytes: &'a [u8], c: usize) -> (&'a [u8], u64) {
-        let start = self.index_start + c * INDEX_CHUNK * INDEX_ENTRY_LEN;
-        let end = (start + INDEX_CHUNK * INDEX_ENTRY_LEN).min(self.data_start);
+        let start = self.index_start + c * self.index_chunk * INDEX_ENTRY_LEN;
+        let end = (start + self.index_chunk * INDEX_ENTRY_LEN).min(self.data_start);
         (&bytes[start..end], self.header.index_checksums[c])
     }
 

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::cache::{BlockCache, Lookup, SLOT_VALUES};
 use super::checksum::{checksum32, checksum64};
 use super::error::{err, err_kind, TbError, TbErrorKind};
-use super::header::{parse_layout, parse_layout_with_old, Header, Layout, INDEX_CHUNK};
+use super::header::{parse_layout, parse_layout_with_old, Header, Layout};
 use super::model::{TierModel, WDL_DRAW, WDL_LOSS};
 use super::TierMeta;
 use crate::game::TierKey;
@@ -221,9 +221,10 @@ impl TierFile {
     /// Check the index entries block `b` needs (its own and the next).
     #[inline]
     fn check_index(&self, b: usize) -> Result<(), TbError> {
-        self.check_index_chunk(b / INDEX_CHUNK)?;
-        if b + 1 < self.blocks() && (b + 1).is_multiple_of(INDEX_CHUNK) {
-            self.check_index_chunk((b + 1) / INDEX_CHUNK)?;
+        let chunk = self.layout.index_chunk;
+        self.check_index_chunk(b / chunk)?;
+        if b + 1 < self.blocks() && (b + 1).is_multiple_of(chunk) {
+            self.check_index_chunk((b + 1) / chunk)?;
         }
         Ok(())
     }
