@@ -484,7 +484,7 @@ impl TierModel {
                 }
             }
             Coding::V4 => {
-                let mut at = self.wdl_chained.start_of(wdl_ctx(WDL_DRAW, WDL_DRAW));
+                let mut at = wdl_ctx(WDL_DRAW, WDL_DRAW);
                 let mut quads = out.chunks_exact_mut(QUAD);
                 for quad in &mut quads {
                     let q = d.get_chained(&self.wdl_chained, &mut at);

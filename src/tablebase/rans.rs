@@ -199,24 +199,29 @@ impl Model {
 
 /// A chain of models of at most 128 symbols, where each decoded symbol
 /// names the model of the next one (the format 4 WDL quads: a quad's last
-/// two slots are the next quad's context), in one flat decode table.
+/// two slots are the next quad's context), in two flat decode tables.
 ///
 /// Why: a lookup decodes up to 128 quads one after the other, so the time
-/// is the latency of the loop's dependency chain. Each entry holds
-/// symbol, start and frequency together (one load, where a [`Model`]
-/// needs its slot table, then its symbol table, behind two pointers), all
-/// models share one grid (the finest any of them needs), and the offset of
-/// the next model's table comes from a small per-symbol table: no
-/// context arithmetic and no per-model lookup on the chain.
+/// is the latency of the loop's dependency chain, and the tables of the
+/// tiers a random lookup touches must stay in cache. All models share one
+/// grid (the finest any of them needs) and sit back to back in one byte
+/// table of symbols; a second, small table gives each (model, symbol) its
+/// start, frequency and the offset of the next model's tables. No pointer
+/// and no context arithmetic is on the chain. (One table of 4-byte
+/// entries holding everything was a load shorter but four times larger,
+/// and its cache misses cost more than the load saved.)
 #[derive(Clone, Debug, Default)]
 pub struct ChainedTables {
     /// The common grid: entry `j` of a model covers states
     /// `[j << shift, (j + 1) << shift)`.
     shift: u32,
-    /// `start | freq << 12 | symbol << 25`, model after model.
-    entries: Vec<u32>,
-    /// Per symbol: where the table of the model that follows it starts.
-    next: Vec<u32>,
+    /// log2 of the number of grid cells of a model.
+    cells_log2: u32,
+    /// The symbol of each cell, model after model.
+    slots: Vec<u8>,
+    /// Per (model, symbol), at `model * 128 + symbol`:
+    /// `start | freq << 12 | next model << 25`.
+    syms: Vec<u32>,
 }
 
 impl ChainedTables {
@@ -227,39 +232,36 @@ impl ChainedTables {
         next_model: impl Fn(usize) -> usize,
     ) -> Result<ChainedTables, String> {
         let symbols = models.iter().map(|m| m.len()).max().unwrap_or(0);
-        if symbols > 128 {
-            return Err(format!("chained decode table for {symbols} symbols"));
+        if symbols > 128 || models.len() > 128 {
+            return Err(format!(
+                "chained decode table for {} models of {symbols} symbols",
+                models.len()
+            ));
         }
         let shift = models.iter().map(|m| m.shift).min().unwrap_or(0);
-        let stride = (PROB_SCALE >> shift) as usize;
+        let cells = (PROB_SCALE >> shift) as usize;
         let mut t = ChainedTables {
             shift,
-            entries: Vec::with_capacity(models.len() * stride),
-            next: Vec::with_capacity(symbols),
+            cells_log2: cells.trailing_zeros(),
+            slots: Vec::with_capacity(models.len() * cells),
+            syms: vec![0; models.len() * 128],
         };
-        for m in models {
-            for j in 0..stride {
+        for (k, m) in models.iter().enumerate() {
+            for j in 0..cells {
                 // The finer grid is exact: each of its cells lies inside
                 // one cell of the model's own grid.
-                let s = m.slot[(j << shift) >> m.shift];
-                let sym = m.syms[s as usize];
-                t.entries
-                    .push(sym.start as u32 | (sym.freq as u32) << 12 | (s as u32) << 25);
+                t.slots.push(m.slot[(j << shift) >> m.shift]);
             }
-        }
-        for s in 0..symbols {
-            let k = next_model(s);
-            if k >= models.len() {
-                return Err(format!("symbol {s} is followed by model {k}"));
+            for (s, sym) in m.syms.iter().enumerate() {
+                let next = next_model(s);
+                if next >= models.len() {
+                    return Err(format!("symbol {s} is followed by model {next}"));
+                }
+                t.syms[k * 128 + s] =
+                    sym.start as u32 | (sym.freq as u32) << 12 | (next as u32) << 25;
             }
-            t.next.push((k * stride) as u32);
         }
         Ok(t)
-    }
-
-    /// Where the table of model `k` starts (to begin a chain).
-    pub fn start_of(&self, k: usize) -> u32 {
-        (k * (PROB_SCALE >> self.shift) as usize) as u32
     }
 }
 
@@ -455,14 +457,15 @@ impl<'a> Decoder<'a> {
         s
     }
 
-    /// Decode one symbol of the model whose table starts at `*at` in `t`,
-    /// and move `*at` to the model that follows the symbol.
+    /// Decode one symbol of model `*model` of `t`, and set `*model` to
+    /// the model that follows the symbol.
     #[inline(always)]
-    pub fn get_chained(&mut self, t: &ChainedTables, at: &mut u32) -> usize {
-        let e = t.entries[*at as usize + ((self.x & (PROB_SCALE - 1)) >> t.shift) as usize];
+    pub fn get_chained(&mut self, t: &ChainedTables, model: &mut usize) -> usize {
+        let cell = ((self.x & (PROB_SCALE - 1)) >> t.shift) as usize;
+        let s = t.slots[(*model << t.cells_log2) + cell] as usize;
+        let e = t.syms[*model * 128 + s];
         let _ = self.advance(e & 0xfff, (e >> 12) & 0x1fff);
-        let s = (e >> 25) as usize;
-        *at = t.next[s];
+        *model = (e >> 25) as usize;
         s
     }
 
