@@ -28,7 +28,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::rans::{
-    normalize_compact, normalize_compact_all, ChainedTables, Decoder, Encoder, Flat3, Model,
+    normalize_compact, normalize_compact_all, ChainedTables, Decoder, Encoder, Flat3, FlatTables,
+    Model,
 };
 use crate::value::Packed;
 
@@ -103,6 +104,13 @@ fn bucket(r: u16) -> usize {
     } else {
         19
     }
+}
+
+#[inline]
+fn rem_ctx_of_bucket(wdl: u8, prev_wdl: u8, prev_bucket: usize) -> usize {
+    let class = (wdl == WDL_WIN) as usize;
+    let prev = (prev_wdl == WDL_WIN) as usize;
+    (class * 2 + prev) * BUCKETS + prev_bucket
 }
 
 #[inline]
@@ -301,8 +309,10 @@ pub struct TierModel {
     wdl_chained: ChainedTables,
     /// Over all [`REM_SYMBOLS`] (absent ones without frequency), so a
     /// decoded index is the symbol itself: no second table on the
-    /// decoder's dependency chain.
+    /// decoder's dependency chain. Format 4 decodes through `rem_flat`
+    /// (these then hold no decode tables).
     rem: Vec<Model>,
+    rem_flat: FlatTables,
 }
 
 /// A segmented remoteness stream (format 4): the segments' byte ranges.
@@ -364,6 +374,7 @@ impl TierModel {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut rem = Vec::with_capacity(REM_CONTEXTS);
+        let mut rem_freqs = Vec::with_capacity(REM_CONTEXTS);
         for table in &spec.rem {
             let mut freqs = [0u16; REM_SYMBOLS];
             let mut last = None;
@@ -381,8 +392,16 @@ impl TierModel {
                 // A context that never occurs: any valid model.
                 freqs[0] = super::rans::PROB_SCALE as u16;
             }
-            rem.push(Model::new(&freqs)?);
+            rem.push(match coding {
+                Coding::V3 => Model::new(&freqs)?,
+                Coding::V4 => Model::encoder_only(&freqs)?,
+            });
+            rem_freqs.push(freqs.to_vec());
         }
+        let rem_flat = match coding {
+            Coding::V3 => FlatTables::default(),
+            Coding::V4 => FlatTables::new(&rem_freqs, |s| bucket(s as u16) as u32)?,
+        };
         let mut wdl_flat = [Flat3::default(); WDL_CONTEXTS];
         if coding == Coding::V3 {
             for (f, m) in wdl_flat.iter_mut().zip(&wdl) {
@@ -402,6 +421,7 @@ impl TierModel {
             wdl_flat,
             wdl_chained,
             rem,
+            rem_flat,
         })
     }
 
@@ -612,12 +632,14 @@ impl TierModel {
             return Ok(());
         }
         let mut d = Decoder::new(bytes)?;
-        let (mut pw, mut pr) = (WDL_LOSS, 0u16);
+        // The previous decisive slot's class and remoteness bucket.
+        let (mut pw, mut pb) = (WDL_LOSS, bucket(0));
         for &i in &at[..n] {
             let i = i as usize;
-            let c = rem_ctx(w[i], pw, pr);
-            let s = d.get_if(&self.rem[c], true);
+            let c = rem_ctx_of_bucket(w[i], pw, pb);
+            let (s, b) = d.get_flat(&self.rem_flat, c);
             let mut r = s as u16;
+            pb = b as usize;
             if s == REM_ESCAPE {
                 let hi = d.get_byte()? as u16;
                 let lo = d.get_byte()? as u16;
@@ -625,10 +647,10 @@ impl TierModel {
                 if r > crate::value::MAX_REMOTENESS {
                     return Err(format!("remoteness {r} too large"));
                 }
+                pb = bucket(r);
             }
             out[i] = pack(w[i], r);
             pw = w[i];
-            pr = r;
         }
         d.check()?;
         if complete {

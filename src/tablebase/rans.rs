@@ -145,6 +145,16 @@ pub struct Model {
 impl Model {
     /// From frequencies that sum to [`PROB_SCALE`] (at most 256 symbols).
     pub fn new(freqs: &[u16]) -> Result<Model, String> {
+        Self::build(freqs, true)
+    }
+
+    /// A model for encoding only (no decode table: decoding with it
+    /// panics). Its decoder is elsewhere, e.g. in [`FlatTables`].
+    pub fn encoder_only(freqs: &[u16]) -> Result<Model, String> {
+        Self::build(freqs, false)
+    }
+
+    fn build(freqs: &[u16], decode: bool) -> Result<Model, String> {
         if freqs.is_empty() || freqs.len() > 256 {
             return Err(format!("model with {} symbols", freqs.len()));
         }
@@ -161,14 +171,18 @@ impl Model {
             .unwrap_or(0)
             .min(MAX_COARSE);
         let mut syms = Vec::with_capacity(freqs.len());
-        let mut slot = vec![0u8; (PROB_SCALE >> shift) as usize].into_boxed_slice();
+        let cells = if decode { PROB_SCALE >> shift } else { 0 };
+        let mut slot = vec![0u8; cells as usize].into_boxed_slice();
         let mut start = 0u32;
         for (s, &f) in freqs.iter().enumerate() {
             syms.push(Sym {
                 start: start as u16,
                 freq: f,
             });
-            slot[(start >> shift) as usize..((start + f as u32) >> shift) as usize].fill(s as u8);
+            if decode {
+                slot[(start >> shift) as usize..((start + f as u32) >> shift) as usize]
+                    .fill(s as u8);
+            }
             start += f as u32;
         }
         Ok(Model { syms, slot, shift })
@@ -259,6 +273,43 @@ impl ChainedTables {
                 }
                 t.syms[k * 128 + s] =
                     sym.start as u32 | (sym.freq as u32) << 12 | (next as u32) << 25;
+            }
+        }
+        Ok(t)
+    }
+}
+
+/// The decode tables of many models (the format 4 remoteness contexts)
+/// back to back: per model its grid and where its symbol cells begin, one
+/// byte table of cells, and per (model, symbol) the start, frequency and
+/// a small caller-chosen tag (the remoteness bucket of the symbol, which
+/// the next context needs: one table load less on the decoder's chain).
+#[derive(Clone, Debug, Default)]
+pub struct FlatTables {
+    /// Per model: offset of its cells in `slots`, and its grid shift.
+    info: Vec<(u32, u32)>,
+    slots: Vec<u8>,
+    /// At `model * 256 + symbol`: `start | freq << 12 | tag << 25`.
+    syms: Vec<u32>,
+}
+
+impl FlatTables {
+    /// From each model's frequencies (at most 256, summing to
+    /// [`PROB_SCALE`]); `tag(s) < 128`.
+    pub fn new(freqs: &[Vec<u16>], tag: impl Fn(usize) -> u32) -> Result<FlatTables, String> {
+        let mut t = FlatTables {
+            info: Vec::with_capacity(freqs.len()),
+            slots: Vec::new(),
+            syms: vec![0; freqs.len() * 256],
+        };
+        for (k, f) in freqs.iter().enumerate() {
+            let m = Model::new(f)?;
+            t.info.push((t.slots.len() as u32, m.shift));
+            t.slots.extend_from_slice(&m.slot);
+            for (s, sym) in m.syms.iter().enumerate() {
+                let g = tag(s);
+                debug_assert!(g < 128);
+                t.syms[k * 256 + s] = sym.start as u32 | (sym.freq as u32) << 12 | g << 25;
             }
         }
         Ok(t)
@@ -467,6 +518,16 @@ impl<'a> Decoder<'a> {
         let _ = self.advance(e & 0xfff, (e >> 12) & 0x1fff);
         *model = (e >> 25) as usize;
         s
+    }
+
+    /// Decode one symbol of model `k` of `t`: the symbol and its tag.
+    #[inline(always)]
+    pub fn get_flat(&mut self, t: &FlatTables, k: usize) -> (usize, u32) {
+        let (at, shift) = t.info[k];
+        let s = t.slots[at as usize + ((self.x & (PROB_SCALE - 1)) >> shift) as usize] as usize;
+        let e = t.syms[k * 256 + s];
+        let _ = self.advance(e & 0xfff, (e >> 12) & 0x1fff);
+        (s, e >> 25)
     }
 
     /// Decode one byte of the uniform model.
