@@ -439,13 +439,21 @@ impl TierModel {
             Step::Rem(k, c, s, r) => rem_steps.push((k, c, s, r)),
         });
         let mut e = Encoder::new();
-        for &(c, w) in wdl_steps.iter().rev() {
-            e.put(&self.wdl[c], w);
-        }
-        let wdl = if block.is_empty() {
-            Vec::new()
-        } else {
-            e.finish()
+        let wdl = match self.coding {
+            _ if block.is_empty() => Vec::new(),
+            Coding::V3 => {
+                for &(c, w) in wdl_steps.iter().rev() {
+                    e.put(&self.wdl[c], w);
+                }
+                e.finish()
+            }
+            Coding::V4 => {
+                // Quad q on lane q % 2.
+                for (q, &(c, w)) in wdl_steps.iter().enumerate().rev() {
+                    e.put_lane(q % 2, &self.wdl[c], w);
+                }
+                e.finish_two()
+            }
         };
         if rem_steps.is_empty() {
             return (wdl, Vec::new());
@@ -492,7 +500,10 @@ impl TierModel {
         if out.is_empty() {
             return Ok(());
         }
-        let mut d = Decoder::new(wdl)?;
+        let mut d = match self.coding {
+            Coding::V3 => Decoder::new(wdl)?,
+            Coding::V4 => Decoder::new_two(wdl)?,
+        };
         let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
         match self.coding {
             Coding::V3 => {
@@ -508,6 +519,7 @@ impl TierModel {
                 let mut quads = out.chunks_exact_mut(QUAD);
                 for quad in &mut quads {
                     let q = d.get_chained(&self.wdl_chained, &mut at);
+                    d.swap();
                     quad.copy_from_slice(&QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)]);
                 }
                 let tail = quads.into_remainder();

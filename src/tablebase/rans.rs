@@ -342,8 +342,17 @@ impl Flat3 {
 }
 
 /// Encoder: push symbols in *reverse* order, then [`Encoder::finish`].
+///
+/// It has two states ("lanes"); [`Encoder::put`] and friends code with
+/// lane 0, [`Encoder::put_lane`] with either. A stream that used lane 1
+/// is finished with [`Encoder::finish_two`] and decoded with
+/// [`Decoder::new_two`], alternating lanes symbol by symbol: two
+/// independent dependency chains, so a decoder waits on each state only
+/// every other symbol. The renormalisation words of both lanes share the
+/// stream; the decoder reads them in exactly the reverse order.
 pub struct Encoder {
     x: u32,
+    x1: u32,
     out: Vec<u8>,
 }
 
@@ -357,6 +366,7 @@ impl Encoder {
     pub fn new() -> Encoder {
         Encoder {
             x: RANS_L,
+            x1: RANS_L,
             out: Vec::new(),
         }
     }
@@ -364,17 +374,35 @@ impl Encoder {
     /// Encode a symbol with frequency `freq` starting at `start`.
     #[inline]
     pub fn put_raw(&mut self, start: u32, freq: u32) {
+        self.x = Self::code(&mut self.out, self.x, start, freq);
+    }
+
+    /// One coding step of state `x`, its renormalisation words pushed to `out`.
+    #[inline]
+    fn code(out: &mut Vec<u8>, mut x: u32, start: u32, freq: u32) -> u32 {
         debug_assert!(freq > 0 && start + freq <= PROB_SCALE);
         // x < 2^32 <= x_max when freq is the whole scale: never flushes.
         let x_max = (((RANS_L >> PROB_BITS) as u64) << 16) * freq as u64;
-        let mut x = self.x;
         if x as u64 >= x_max {
             // Pushed low byte first: after the final reversal, big endian.
-            self.out.push(x as u8);
-            self.out.push((x >> 8) as u8);
+            out.push(x as u8);
+            out.push((x >> 8) as u8);
             x >>= 16;
         }
-        self.x = ((x / freq) << PROB_BITS) + (x % freq) + start;
+        ((x / freq) << PROB_BITS) + (x % freq) + start
+    }
+
+    /// Encode symbol `s` of model `m` with lane `lane` (0 or 1).
+    #[inline]
+    pub fn put_lane(&mut self, lane: usize, m: &Model, s: usize) {
+        let sym = m.syms[s];
+        assert!(sym.freq > 0, "symbol {s} has no frequency in its model");
+        let (start, freq) = (sym.start as u32, sym.freq as u32);
+        if lane == 0 {
+            self.x = Self::code(&mut self.out, self.x, start, freq);
+        } else {
+            self.x1 = Self::code(&mut self.out, self.x1, start, freq);
+        }
     }
 
     /// Encode symbol `s` of model `m` (which must give it a frequency).
@@ -392,9 +420,20 @@ impl Encoder {
         self.put_raw(b as u32 * F, F);
     }
 
-    /// The stream, ready for the decoder.
+    /// The stream, ready for [`Decoder::new`] (lane 1 unused).
     pub fn finish(mut self) -> Vec<u8> {
+        debug_assert_eq!(self.x1, RANS_L, "lane 1 used: finish_two");
         let x = self.x;
+        self.out.extend_from_slice(&x.to_le_bytes());
+        self.out.reverse();
+        self.out
+    }
+
+    /// The two-lane stream, ready for [`Decoder::new_two`]: after the
+    /// reversal, lane 0's state then lane 1's, big endian.
+    pub fn finish_two(mut self) -> Vec<u8> {
+        let (x, x1) = (self.x, self.x1);
+        self.out.extend_from_slice(&x1.to_le_bytes());
         self.out.extend_from_slice(&x.to_le_bytes());
         self.out.reverse();
         self.out
@@ -404,6 +443,8 @@ impl Encoder {
 /// Decoder over one stream.
 pub struct Decoder<'a> {
     x: u32,
+    /// The other lane's state ([`Decoder::new_two`]; `RANS_L` otherwise).
+    x1: u32,
     bytes: &'a [u8],
     pos: usize,
     /// A renormalisation wanted a word past the end (checked by
@@ -425,10 +466,37 @@ impl<'a> Decoder<'a> {
         }
         Ok(Decoder {
             x,
+            x1: RANS_L,
             bytes,
             pos: 4,
             overrun: false,
         })
+    }
+
+    /// A two-lane stream ([`Encoder::finish_two`]): decode with lane 0
+    /// first and call [`Decoder::swap`] after every symbol.
+    pub fn new_two(bytes: &'a [u8]) -> Result<Decoder<'a>, &'static str> {
+        if bytes.len() < 8 {
+            return Err(SHORT);
+        }
+        let x = u32::from_be_bytes(bytes[..4].try_into().unwrap());
+        let x1 = u32::from_be_bytes(bytes[4..8].try_into().unwrap());
+        if x < RANS_L || x1 < RANS_L {
+            return Err("coded stream starts with an impossible state");
+        }
+        Ok(Decoder {
+            x,
+            x1,
+            bytes,
+            pos: 8,
+            overrun: false,
+        })
+    }
+
+    /// Switch lanes (a register exchange; no dependency on either state).
+    #[inline(always)]
+    pub fn swap(&mut self) {
+        std::mem::swap(&mut self.x, &mut self.x1);
     }
 
     #[inline]
@@ -543,7 +611,7 @@ impl<'a> Decoder<'a> {
     /// and every byte was used (a complete-decode integrity check).
     pub fn finish(&self) -> Result<(), &'static str> {
         self.check()?;
-        if self.x != RANS_L || self.pos != self.bytes.len() {
+        if self.x != RANS_L || self.x1 != RANS_L || self.pos != self.bytes.len() {
             return Err("coded stream does not end where its block ends");
         }
         Ok(())
@@ -599,6 +667,36 @@ mod tests {
             d.finish().unwrap();
         }
         bytes.len()
+    }
+
+    #[test]
+    fn two_lanes_round_trip_and_check_both_ends() {
+        let mut r = rng(11);
+        for n in [0usize, 1, 2, 3, 1000] {
+            let symbols: Vec<usize> = (0..n).map(|_| (r() % 5) as usize).collect();
+            let m = Model::new(&normalize(&[40, 30, 20, 9, 1])).unwrap();
+            let mut e = Encoder::new();
+            for (i, &s) in symbols.iter().enumerate().rev() {
+                e.put_lane(i % 2, &m, s);
+            }
+            let bytes = e.finish_two();
+            let mut d = Decoder::new_two(&bytes).unwrap();
+            for &s in &symbols {
+                assert_eq!(d.get(&m).unwrap(), s);
+                d.swap();
+            }
+            d.finish().unwrap();
+            // One symbol too few leaves a lane unfinished.
+            if n > 0 {
+                let mut d = Decoder::new_two(&bytes).unwrap();
+                for &s in &symbols[..n - 1] {
+                    assert_eq!(d.get(&m).unwrap(), s);
+                    d.swap();
+                }
+                assert!(d.finish().is_err());
+            }
+        }
+        assert!(Decoder::new_two(&[0x80, 0, 0, 0, 0x80, 0, 0]).is_err());
     }
 
     #[test]
