@@ -3,7 +3,8 @@
 //! directory whole, as the solver reads its lower tiers (in parallel on
 //! all threads, every checksum checked), and prints the wall time and the
 //! rate. Format 3 files are read too, so old and new tables of one game
-//! can be compared back to back.
+//! can be compared back to back. (`examples/tbdev --dump` writes the raw
+//! arrays for external compressors.)
 use std::path::Path;
 use std::time::Instant;
 
@@ -33,6 +34,7 @@ fn main() {
         slots += values.len() as u64;
         bytes += f.file_len();
         sum += values.iter().step_by(4099).map(|&v| v as u64).sum::<u64>();
+
     }
     let dt = t0.elapsed().as_secs_f64();
     println!(

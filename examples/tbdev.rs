@@ -1,5 +1,5 @@
 //! Development tool for the tablebase format (not part of the product CLI):
-//! measures what the format 3 coder makes of solved tiers at several block
+//! measures what the current (format 4) coder makes of solved tiers at several block
 //! sizes, section by section, with the time to encode, and optionally dumps
 //! each tier's raw u16 LE values for external compressors
 //! (`zstd -19`, `xz -9`).
@@ -7,7 +7,7 @@
 //! ```text
 //! cargo run --release --example tbdev -- GAME --dir DIR [--dump OUT] [--block-sizes 256,512,1024] [--read-only]
 //! ```
-//! Reads format 2 or format 3 files.
+//! Reads format 2, 3 or 4 files.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -64,8 +64,8 @@ fn run() -> Result<(), String> {
             let t0 = Instant::now();
             let (meta, values) = match file_version(&path).map_err(|e| e.to_string())? {
                 Some(2) => read_v2(&path).map_err(|e| e.to_string())?,
-                Some(v) if v == FORMAT_VERSION => {
-                    let f = TierFile::open(&path, g.id(), g.rules_hash(), t)
+                Some(v) if v == FORMAT_VERSION || v == 3 => {
+                    let f = TierFile::open_old(&path, g.id(), g.rules_hash(), t)
                         .map_err(|e| e.to_string())?;
                     (f.meta().clone(), f.read_all().map_err(|e| e.to_string())?)
                 }
