@@ -34,7 +34,6 @@ fn main() {
         slots += values.len() as u64;
         bytes += f.file_len();
         sum += values.iter().step_by(4099).map(|&v| v as u64).sum::<u64>();
-
     }
     let dt = t0.elapsed().as_secs_f64();
     println!(
