@@ -2,12 +2,14 @@
 //! back whole by the solver (lower tiers) and probed position by position
 //! by `query`, `play` and `report`.
 //!
-//! The format (version 3) is documented in `docs/tablebase-format.md`:
+//! The format (version 4) is documented in `docs/tablebase-format.md`:
 //! a fixed preamble (magic, format version, header length), a postcard
 //! header (game, variant, rules hash, tier, slots, block size, the static
 //! context model, stats) with its checksum, a block index (two 4-byte
 //! offsets and two checksums per block), then the WDL section and the
-//! remoteness section: small blocks, rANS-coded, decodable independently.
+//! remoteness section: small blocks, rANS-coded, decodable independently
+//! (WDL four slots per symbol, remoteness in segments). Format 3 files
+//! are read only to be converted.
 //!
 //! * [`header`] — layout, header, index;
 //! * [`checksum`] — xxh3 checksums;

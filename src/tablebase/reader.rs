@@ -82,7 +82,7 @@ fn load(path: &Path) -> Result<Bytes, TbError> {
 }
 
 /// Read a format 2 file whole (for `qibase convert`): its metadata, in
-/// format 3 terms, and its values. Only the magic is required to match.
+/// current terms, and its values. Only the magic is required to match.
 pub fn read_v2(path: &Path) -> Result<(TierMeta, Vec<Packed>), TbError> {
     let bytes = load(path)?;
     let (meta, values) = super::v2::read_all(path, bytes.as_slice())?;

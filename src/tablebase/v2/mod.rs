@@ -41,7 +41,7 @@ pub struct TierMeta2 {
 }
 
 impl TierMeta2 {
-    /// The format 3 metadata (variant = the game id: format 2 knew no
+    /// The current metadata (variant = the game id: format 2 knew no
     /// variants; the phase timings are unknown).
     pub fn upgrade(&self) -> TierMeta {
         let s = &self.stats;
