@@ -95,8 +95,9 @@ const BUCKET_OF: [u8; 128] = {
     t
 };
 
-/// A table, not a chain of comparisons: the decoder computes it once per
-/// slot, in the dependency chain of the next remoteness symbol.
+/// A table, not a chain of comparisons: the format 3 decoder computes it
+/// once per slot, in the dependency chain of the next remoteness symbol
+/// (format 4 reads it from the decode table's tag).
 #[inline]
 fn bucket(r: u16) -> usize {
     if r < 128 {
@@ -115,9 +116,7 @@ fn rem_ctx_of_bucket(wdl: u8, prev_wdl: u8, prev_bucket: usize) -> usize {
 
 #[inline]
 fn rem_ctx(wdl: u8, prev_wdl: u8, prev_r: u16) -> usize {
-    let class = (wdl == WDL_WIN) as usize;
-    let prev = (prev_wdl == WDL_WIN) as usize;
-    (class * 2 + prev) * BUCKETS + bucket(prev_r)
+    rem_ctx_of_bucket(wdl, prev_wdl, bucket(prev_r))
 }
 
 /// Which coding a tier file uses (its format version).

@@ -334,10 +334,22 @@ impl TierFile {
         }
     }
 
+    /// An error unless block `b` exists and has a slot `off`.
+    fn check_slot(&self, b: usize, off: usize) -> Result<(), TbError> {
+        if b >= self.blocks() || off >= self.layout.block_len(b) {
+            return Err(err(
+                &self.path,
+                format!("slot {off} of block {b} outside the tier"),
+            ));
+        }
+        Ok(())
+    }
+
     /// The packed value of slot `off` of block `b`, decoded from the file
     /// (no cache): the WDL stream up to the slot, and for a win or loss the
     /// remoteness segment of the slot up to it.
     pub fn value_in_block(&self, b: usize, off: usize) -> Result<Packed, TbError> {
+        self.check_slot(b, off)?;
         let (w, r) = (self.wdl_bytes(b)?, self.rem_bytes(b)?);
         self.model
             .value_at(w, r, self.layout.block_len(b), off)
@@ -347,6 +359,7 @@ impl TierFile {
     /// The WDL symbol of slot `off` of block `b`, decoded from the file's
     /// WDL stream up to the slot (no cache).
     pub fn wdl_in_block(&self, b: usize, off: usize) -> Result<Wdl, TbError> {
+        self.check_slot(b, off)?;
         let w = self.wdl_bytes(b)?;
         let mut small = [0u8; SLOT_VALUES];
         let mut big = Vec::new();
