@@ -280,7 +280,7 @@ fn walk(coding: Coding, block: &[Packed], mut f: impl FnMut(Step)) {
             }
         }
     }
-    for (seg, part) in filled.chunks(coding.segment().max(1)).enumerate() {
+    for (seg, part) in filled.chunks(coding.segment()).enumerate() {
         let (mut pw, mut pr) = (WDL_LOSS, 0u16);
         for &v in part {
             let w = wdl_of(v);
@@ -293,6 +293,18 @@ fn walk(coding: Coding, block: &[Packed], mut f: impl FnMut(Step)) {
             }
         }
     }
+}
+
+/// The remoteness that follows an escape symbol: two uniform bytes, high
+/// then low.
+fn escaped_remoteness(d: &mut Decoder) -> Result<u16, String> {
+    let hi = d.get_byte()? as u16;
+    let lo = d.get_byte()? as u16;
+    let r = (hi << 8) | lo;
+    if r > crate::value::MAX_REMOTENESS {
+        return Err(format!("remoteness {r} too large"));
+    }
+    Ok(r)
 }
 
 /// Room for the WDL symbols of a block without allocating (blocks of the
@@ -547,7 +559,7 @@ impl TierModel {
         if out.is_empty() {
             return Ok(());
         }
-        if self.coding == Coding::V3 {
+        if self.coding == Coding::V3 && !rem.is_empty() {
             return self.decode_values_v3(wdl, rem, len, out);
         }
         let n = out.len();
@@ -652,12 +664,7 @@ impl TierModel {
             let mut r = s as u16;
             pb = b as usize;
             if s == REM_ESCAPE {
-                let hi = d.get_byte()? as u16;
-                let lo = d.get_byte()? as u16;
-                r = (hi << 8) | lo;
-                if r > crate::value::MAX_REMOTENESS {
-                    return Err(format!("remoteness {r} too large"));
-                }
+                r = escaped_remoteness(&mut d)?;
                 pb = bucket(r);
             }
             out[i] = pack(w[i], r);
@@ -670,7 +677,8 @@ impl TierModel {
         Ok(())
     }
 
-    /// Format 3: WDL and remoteness interleaved slot by slot.
+    /// Format 3: WDL and remoteness interleaved slot by slot (a block with
+    /// a remoteness stream; one without goes the way of format 4).
     fn decode_values_v3(
         &self,
         wdl: &[u8],
@@ -679,24 +687,6 @@ impl TierModel {
         out: &mut [Packed],
     ) -> Result<(), String> {
         let mut d = Decoder::new(wdl)?;
-        // A block without wins or losses has an empty remoteness stream.
-        if rem.is_empty() {
-            let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
-            for o in out.iter_mut() {
-                let w = d.get3(&self.wdl_flat[wdl_ctx(p1, p2)]) as u8;
-                if w != WDL_DRAW {
-                    return Err("win or loss in a block without remoteness stream".into());
-                }
-                *o = 1;
-                p2 = p1;
-                p1 = w;
-            }
-            d.check()?;
-            if out.len() == len {
-                d.finish()?;
-            }
-            return Ok(());
-        }
         let mut rd = Decoder::new(rem).map_err(|e| format!("remoteness {e}"))?;
         let (mut p1, mut p2) = (WDL_DRAW, WDL_DRAW);
         let (mut pw, mut pr) = (WDL_LOSS, 0u16);
@@ -711,12 +701,7 @@ impl TierModel {
             let s = rd.get_if(&self.rem[c], decisive);
             let mut r = s as u16;
             if decisive && s == REM_ESCAPE {
-                let hi = rd.get_byte()? as u16;
-                let lo = rd.get_byte()? as u16;
-                r = (hi << 8) | lo;
-                if r > crate::value::MAX_REMOTENESS {
-                    return Err(format!("remoteness {r} too large"));
-                }
+                r = escaped_remoteness(&mut rd)?;
             }
             *o = if decisive { pack(w, r) } else { 1 };
             pw = if decisive { w } else { pw };
