@@ -20,6 +20,7 @@ pub mod cli;
 pub mod contract;
 pub mod game;
 pub mod games;
+pub mod hugemem;
 pub mod numbering;
 pub mod report;
 pub mod server;

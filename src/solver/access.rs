@@ -19,8 +19,11 @@ const ROUND: usize = 1 << 14;
 /// the latency pipelining can hide.
 pub fn random_atomic_rate(len: usize, threads: usize, seconds: f64, prefetch: bool) -> f64 {
     let len = len.max(1 << 16);
-    // Touch every page first so page faults are not measured.
-    let words: Vec<AtomicU16> = (0..len).map(|_| AtomicU16::new(0)).collect();
+    // The same memory as the solver's state words (huge pages where the OS
+    // gives them); every page touched first so page faults are not measured.
+    let mut store = crate::hugemem::zeroed_u16(len);
+    store.iter_mut().step_by(2048).for_each(|w| *w = 1);
+    let words = super::tier::as_atomic_u16(&mut store);
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(p) => p,
         Err(_) => return 0.0,
@@ -30,12 +33,12 @@ pub fn random_atomic_rate(len: usize, threads: usize, seconds: f64, prefetch: bo
     let ops: u64 = pool.install(|| {
         (0..threads)
             .into_par_iter()
-            .map(|k| hammer(&words, k as u64, limit, prefetch))
+            .map(|k| hammer(words, k as u64, limit, prefetch))
             .sum()
     });
     let elapsed = t0.elapsed().as_secs_f64();
     // Nothing may optimise the increments away.
-    std::hint::black_box(&words);
+    std::hint::black_box(words);
     ops as f64 / elapsed.max(1e-9)
 }
 

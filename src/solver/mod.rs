@@ -8,6 +8,7 @@
 mod access;
 mod check;
 mod memory;
+mod propagate;
 mod tier;
 
 use std::collections::hash_map::Entry;

@@ -7,9 +7,11 @@
 //! means a parent update is one random memory access (one cache miss), not
 //! two, and the tier needs 2 bytes a slot instead of 3.
 //!
-//! Both passes work in small batches: first all ranks of a batch are
-//! computed and their slots prefetched, then the atomics run, so that the
-//! memory latency of one rank overlaps the computation of the next.
+//! The initial pass works in small batches: first all child ranks of a
+//! batch are computed and their lower-tier values prefetched, then they
+//! are read, so that the memory latency of one rank overlaps the
+//! computation of the next. The levels group their parent updates by
+//! region of the tier instead (see [`super::propagate`]).
 //!
 //! The *set* of positions decided at each level does not depend on the order
 //! in which threads run, so the table is identical for any thread count.
@@ -20,6 +22,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::propagate::{Batching, LevelJob};
 use crate::game::{Game, TierKey};
 use crate::tablebase::TierStats;
 use crate::value::{Packed, Value, UNDECIDED};
@@ -32,7 +35,7 @@ use crate::value::{Packed, Value, UNDECIDED};
 /// * `OPEN | flag | count`: an undecided position with `count` undecided
 ///   distinct in-tier children; `NOT_A_LOSS` says that a lower-tier child
 ///   is a loss or a draw, so it can never become a loss.
-mod state {
+pub(super) mod state {
     pub const OPEN: u16 = 0xFF00;
     pub const NOT_A_LOSS: u16 = 0x80;
     pub const COUNT: u16 = 0x7F;
@@ -42,12 +45,13 @@ mod state {
         s >= OPEN
     }
 }
-use state::{is_open, COUNT, NOT_A_LOSS, OPEN};
+pub(super) use state::{is_open, COUNT, NOT_A_LOSS, OPEN};
+
+// The store starts as an array of zeros, which must mean "undecided".
+const _: () = assert!(UNDECIDED == 0);
 
 /// Slots handled per rayon task of the initial pass.
 const CHUNK: usize = 1 << 12;
-/// Bucket entries handled per rayon task of a level.
-const LEVEL_CHUNK: usize = 1 << 10;
 /// Positions whose ranks are computed (and slots prefetched) before their
 /// memory is touched.
 const BATCH: usize = 16;
@@ -99,6 +103,12 @@ impl<'a> Lower<'a> {
             .unwrap_or_else(|| panic!("tier {t} is not loaded (missing tier dependency)"))
     }
 
+    /// Start loading the value of slot `i` of tier `t`.
+    #[inline]
+    pub(super) fn prefetch_value(&self, t: TierKey, i: u64) {
+        self.prefetch(self.slot_of(t), i);
+    }
+
     #[inline]
     fn prefetch(&self, table: usize, i: u64) {
         if let Some(v) = self.tiers[table].1.get(i as usize) {
@@ -139,7 +149,7 @@ pub(super) fn prefetch<T>(x: &T) {
 
 /// Pack a decided value, which must stay below the open states.
 #[inline]
-fn pack(v: Value) -> u16 {
+pub(super) fn pack(v: Value) -> u16 {
     let p = v.pack();
     assert!(
         p < OPEN,
@@ -149,22 +159,22 @@ fn pack(v: Value) -> u16 {
 }
 
 /// Index of the losses and of the wins in a level's pair of queues.
-const LOSSES: usize = 0;
-const WINS: usize = 1;
+pub(super) const LOSSES: usize = 0;
+pub(super) const WINS: usize = 1;
 
 /// Positions found decided, as `(level, index)`, by kind ([`LOSSES`],
 /// [`WINS`]): propagation then never reads a child's own slot to learn
 /// whether it is a win or a loss.
-type Found = [Vec<(u16, u32)>; 2];
+pub(super) type Found = [Vec<(u16, u32)>; 2];
 
 /// A per-level pair of queues: the level's losses and its wins.
 #[derive(Default)]
-struct Buckets {
+pub(super) struct Buckets {
     levels: Vec<[Vec<u32>; 2]>,
 }
 
 impl Buckets {
-    fn push_all(&mut self, found: &Found) {
+    pub(super) fn push_all(&mut self, found: &Found) {
         for (kind, items) in found.iter().enumerate() {
             for &(level, i) in items {
                 let l = level as usize;
@@ -189,7 +199,7 @@ impl Buckets {
 }
 
 /// View a `Vec<u16>` as atomics (identical layout, see `AtomicU16`'s docs).
-fn as_atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
+pub(super) fn as_atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
     // SAFETY: AtomicU16 has the same size and bit validity as u16, and the
     // exclusive borrow guarantees no non-atomic access while the view lives.
     unsafe { &*(v as *mut [u16] as *const [AtomicU16]) }
@@ -214,9 +224,19 @@ pub fn solve_tier<G: Game>(
     lower: &Lower,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> SolvedTier {
+    solve_tier_batched(g, t, lower, progress, Batching::default())
+}
+
+fn solve_tier_batched<G: Game>(
+    g: &G,
+    t: TierKey,
+    lower: &Lower,
+    progress: &(dyn Fn(Progress) + Sync),
+    batching: Batching,
+) -> SolvedTier {
     let n = g.tier_size(t) as usize;
     assert!(n <= u32::MAX as usize, "tier too large for 32-bit indices");
-    let mut store = vec![UNDECIDED; n];
+    let mut store = crate::hugemem::zeroed_u16(n);
     let touches = AtomicU64::new(0);
     let mut stats = TierStats::default();
     let t0 = Instant::now();
@@ -261,30 +281,19 @@ pub fn solve_tier<G: Game>(
                     current[WINS].push(i);
                 }
             }
-            let shared = Mutex::new(&mut buckets);
-            for (kind, positions) in current.iter().enumerate() {
-                positions.par_chunks(LEVEL_CHUNK).for_each(|chunk| {
-                    let mut w = LevelWork::default();
-                    let is_loss = kind == LOSSES;
-                    let level = level as u16;
-                    // Software pipelining: the parents of the next batch
-                    // are ranked and prefetched before the current batch's
-                    // atomics, so its memory arrives while they run.
-                    let mut batches = chunk.chunks(BATCH);
-                    if let Some(first) = batches.next() {
-                        rank_parents(g, t, first, is_loss, level, states, &mut w);
-                    }
-                    std::mem::swap(&mut w.ranks, &mut w.ahead);
-                    for batch in batches {
-                        rank_parents(g, t, batch, is_loss, level, states, &mut w);
-                        update_parents(g, t, is_loss, level, lower, states, &mut w);
-                        std::mem::swap(&mut w.ranks, &mut w.ahead);
-                    }
-                    update_parents(g, t, is_loss, level, lower, states, &mut w);
-                    touches.fetch_add(w.touches, Relaxed);
-                    shared.lock().unwrap().push_all(&w.out);
-                });
-            }
+            let found = Mutex::new(&mut buckets);
+            let job = LevelJob {
+                g,
+                t,
+                lower,
+                states,
+                level: level as u16,
+                found: &found,
+                touches: &touches,
+                batching,
+            };
+            job.propagate(&current[LOSSES], true);
+            job.propagate(&current[WINS], false);
             decided += (current[LOSSES].len() + current[WINS].len()) as u64;
             progress(Progress::Level(level as u16, decided));
             level += 1;
@@ -477,165 +486,6 @@ fn init_batch<G: Game>(
     }
 }
 
-/// Scratch space of one level task.
-struct LevelWork<G: Game> {
-    parents: Vec<G::Pos>,
-    /// The parent ranks of one position, as the game lists them.
-    parent_ranks: Vec<u64>,
-    moves: Vec<G::Move>,
-    /// Lower-tier children of the parents in `losing`, back to back, and
-    /// where each parent's run ends.
-    children: Vec<(TierKey, u64)>,
-    ends: Vec<u32>,
-    /// Parents found to be losses, their value still to settle.
-    losing: Vec<u32>,
-    /// Distinct parent ranks of each of the batch's positions, back to back
-    /// (a parent of two of them is updated twice, once for each child);
-    /// `ahead` holds the next batch's while `ranks` is updated.
-    ranks: Vec<u32>,
-    ahead: Vec<u32>,
-    out: Found,
-    touches: u64,
-}
-
-impl<G: Game> Default for LevelWork<G> {
-    fn default() -> Self {
-        LevelWork {
-            parents: Vec::new(),
-            parent_ranks: Vec::new(),
-            moves: Vec::new(),
-            children: Vec::new(),
-            ends: Vec::new(),
-            losing: Vec::new(),
-            ranks: Vec::new(),
-            ahead: Vec::new(),
-            out: Found::default(),
-            touches: 0,
-        }
-    }
-}
-
-/// The distinct parents of each position of a batch decided at `level`
-/// (all losses or all wins) into `w.ahead`, their state words prefetched.
-fn rank_parents<G: Game>(
-    g: &G,
-    t: TierKey,
-    batch: &[u32],
-    is_loss: bool,
-    level: u16,
-    states: &[AtomicU16],
-    w: &mut LevelWork<G>,
-) {
-    w.ahead.clear();
-    for &i in batch {
-        debug_assert_eq!(
-            Value::unpack(states[i as usize].load(Relaxed)),
-            Some(if is_loss {
-                Value::Loss(level)
-            } else {
-                Value::Win(level)
-            })
-        );
-        let p = g.unrank(t, i as u64);
-        w.parent_ranks.clear();
-        g.unmove_ranks(t, &p, &mut w.parents, &mut w.parent_ranks);
-        let start = w.ahead.len();
-        for &j in w.parent_ranks.iter() {
-            let j = j as u32;
-            // The lists are tiny: a scan beats sorting.
-            if !w.ahead[start..].contains(&j) {
-                prefetch(&states[j as usize]);
-                w.ahead.push(j);
-            }
-        }
-    }
-    w.touches += w.ahead.len() as u64;
-}
-
-/// The atomic updates of the parents in `w.ranks` (a batch's, ranked by
-/// [`rank_parents`]) by children decided at `level`, all losses or all
-/// wins.
-fn update_parents<G: Game>(
-    g: &G,
-    t: TierKey,
-    is_loss: bool,
-    level: u16,
-    lower: &Lower,
-    states: &[AtomicU16],
-    w: &mut LevelWork<G>,
-) {
-    let won = pack(Value::Win(level + 1));
-    for k in 0..w.ranks.len() {
-        let j = w.ranks[k];
-        let s = &states[j as usize];
-        if is_loss {
-            // The parent can move to a loss: a win, at this level if no
-            // shorter one was found (levels run in order).
-            if s.fetch_update(Relaxed, Relaxed, |s| is_open(s).then_some(won))
-                .is_ok()
-            {
-                w.out[WINS].push((level + 1, j));
-            }
-        } else {
-            // One more child is a win for the opponent.
-            let Ok(old) = s.fetch_update(Relaxed, Relaxed, |s| is_open(s).then(|| s - 1)) else {
-                continue;
-            };
-            debug_assert!(old & COUNT > 0, "counter underflow");
-            if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
-                // Every child is a win for the opponent: a loss, decided
-                // below for the whole batch. No other thread touches this
-                // slot meanwhile: all its children are decided.
-                w.losing.push(j);
-            }
-        }
-    }
-    if !w.losing.is_empty() {
-        settle_losses(g, t, level, lower, states, w);
-    }
-}
-
-/// Decide the batch's parents all of whose children are wins for the
-/// opponent: each is a loss, as late as its longest lower-tier win allows.
-/// The lower-tier children of all of them are ranked (and their values
-/// prefetched) before any is read, so those reads overlap.
-fn settle_losses<G: Game>(
-    g: &G,
-    t: TierKey,
-    level: u16,
-    lower: &Lower,
-    states: &[AtomicU16],
-    w: &mut LevelWork<G>,
-) {
-    w.children.clear();
-    w.ends.clear();
-    for &j in &w.losing {
-        let q = g.unrank(t, j as u64);
-        let start = w.children.len();
-        g.lower_child_ranks(&q, &mut w.moves, &mut w.children);
-        for &(ct, r) in &w.children[start..] {
-            debug_assert_ne!(ct, t);
-            lower.prefetch(lower.slot_of(ct), r);
-        }
-        w.ends.push(w.children.len() as u32);
-    }
-    w.touches += w.children.len() as u64;
-    let mut start = 0;
-    for (&j, &end) in w.losing.iter().zip(&w.ends) {
-        let mut longest = 0;
-        for &(ct, r) in &w.children[start..end as usize] {
-            if let Value::Win(r) = lower.value(ct, r) {
-                longest = longest.max(r);
-            }
-        }
-        start = end as usize;
-        let l = level.max(longest) + 1;
-        states[j as usize].store(pack(Value::Loss(l)), Relaxed);
-        w.out[LOSSES].push((l, j));
-    }
-    w.losing.clear();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -654,6 +504,33 @@ mod tests {
         assert!(is_open(OPEN));
         assert!(is_open(OPEN | NOT_A_LOSS | COUNT));
         assert_eq!((OPEN | NOT_A_LOSS | 5) - 1, OPEN | NOT_A_LOSS | 4);
+    }
+
+    /// The levels' batching changes the work's order, never the table:
+    /// every tier of weiming solved in rounds of a few positions, sent by
+    /// tasks of a few, into regions of one to four slots, equals the default.
+    #[test]
+    fn batching_does_not_change_the_table() {
+        let g = crate::games::weiming::Weiming::new();
+        let mut done: std::collections::HashMap<TierKey, Vec<Packed>> = Default::default();
+        for t in g.tiers(None) {
+            let mut lower = Lower::new();
+            for d in g.tier_deps(t) {
+                lower.add(d, &done[&d]);
+            }
+            let plain = solve_tier(&g, t, &lower, &|_| {});
+            for (round, send_chunk) in [(1, 1), (5, 2), (64, 7)] {
+                let tiny = Batching {
+                    round,
+                    send_chunk,
+                    region_shift: Some(round as u32 % 3),
+                };
+                let small = solve_tier_batched(&g, t, &lower, &|_| {}, tiny);
+                assert_eq!(small.values, plain.values, "tier {t} {tiny:?}");
+                assert_eq!(small.touches, plain.touches);
+            }
+            done.insert(t, plain.values);
+        }
     }
 
     #[test]

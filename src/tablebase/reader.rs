@@ -285,7 +285,7 @@ impl TierFile {
         }
         let n = self.meta().positions as usize;
         let bs = self.layout.header.block_size as usize;
-        let mut out = vec![0 as Packed; n];
+        let mut out = crate::hugemem::zeroed_u16(n);
         out.par_chunks_mut(bs)
             .enumerate()
             .try_for_each(|(b, chunk)| self.decode_block(b, chunk))?;

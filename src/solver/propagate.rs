@@ -1,0 +1,309 @@
+//! One level of propagation by message combining (after Romein & Bal's
+//! Awari solve): the parent updates of a level are not made where they
+//! arise, one random atomic operation each, but first collected and
+//! grouped by the region of the tier they fall in; then each region is
+//! updated by one thread, with plain loads and stores, while its state
+//! words sit in that core's cache.
+//!
+//! A random atomic read-modify-write waits for its cache line and blocks the
+//! core's other memory operations meanwhile; the grouped updates are plain
+//! operations on a region that fits the L2 cache, which the core overlaps
+//! freely. Writing and reading the messages is sequential and cheap.
+//!
+//! Phase *send* (parallel over the level's positions): each task un-moves
+//! its positions, ranks their distinct parents and sorts those ranks by
+//! region into its outbox. Phase *apply* (parallel over regions): each
+//! region reads its part of every outbox and updates its slots. Within a
+//! level the order of updates does not change which positions are decided
+//! at which level, so the table is the same as with atomics, for any thread
+//! count. The level's positions go through in rounds, which bounds the
+//! memory the messages take.
+
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use super::tier::{is_open, pack, Buckets, Found, Lower, COUNT, LOSSES, NOT_A_LOSS, WINS};
+use crate::game::{Game, TierKey};
+use crate::value::Value;
+
+/// How the level's work is cut up. Only the speed and the memory depend
+/// on it, never the result (a test checks that on tiny pieces).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Batching {
+    /// Positions of a level sent per round: about ten parents each, so a
+    /// round's messages take some tens of megabytes.
+    pub round: usize,
+    /// Positions per send task: its outbox is sorted while it is in cache,
+    /// and each region's part of it is a run long enough to stream.
+    pub send_chunk: usize,
+    /// Slots per region (log 2); `None`: chosen by the tier's size.
+    pub region_shift: Option<u32>,
+}
+
+impl Default for Batching {
+    fn default() -> Self {
+        Batching {
+            round: 1 << 20,
+            send_chunk: 1 << 13,
+            region_shift: None,
+        }
+    }
+}
+
+/// Slots per region at most (128 KiB of state words: well inside L2).
+const MAX_REGION_SHIFT: u32 = 16;
+/// Slots per region at least, so small tiers are not cut into crumbs.
+const MIN_REGION_SHIFT: u32 = 10;
+/// Regions wanted at least, so every thread has work in the apply phase.
+const MIN_REGIONS_LOG2: u32 = 6;
+/// Losing parents settled together, their lower-tier reads overlapped.
+const SETTLE_BATCH: usize = 16;
+
+/// How a tier of `n` slots is cut into regions: slot `j` is in region
+/// `j >> shift`.
+fn region_shift(n: usize) -> u32 {
+    let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
+    bits.saturating_sub(MIN_REGIONS_LOG2)
+        .clamp(MIN_REGION_SHIFT, MAX_REGION_SHIFT)
+}
+
+/// One send task's parent ranks, grouped by region: region `r`'s are
+/// `msgs[starts[r]..starts[r + 1]]`.
+struct Outbox {
+    msgs: Vec<u32>,
+    starts: Vec<u32>,
+}
+
+/// Scratch space of a send task (reused across the tasks of a thread).
+struct SendWork<G: Game> {
+    parents: Vec<G::Pos>,
+    parent_ranks: Vec<u64>,
+    raw: Vec<u32>,
+    counts: Vec<u32>,
+}
+
+impl<G: Game> Default for SendWork<G> {
+    fn default() -> Self {
+        SendWork {
+            parents: Vec::new(),
+            parent_ranks: Vec::new(),
+            raw: Vec::new(),
+            counts: Vec::new(),
+        }
+    }
+}
+
+/// Scratch space of an apply task.
+pub(super) struct ApplyWork<G: Game> {
+    moves: Vec<G::Move>,
+    /// Lower-tier children of the parents in `losing`, back to back, and
+    /// where each parent's run ends.
+    children: Vec<(TierKey, u64)>,
+    ends: Vec<u32>,
+    /// Parents found to be losses, their value still to settle.
+    losing: Vec<u32>,
+    out: Found,
+    touches: u64,
+}
+
+impl<G: Game> Default for ApplyWork<G> {
+    fn default() -> Self {
+        ApplyWork {
+            moves: Vec::new(),
+            children: Vec::new(),
+            ends: Vec::new(),
+            losing: Vec::new(),
+            out: Found::default(),
+            touches: 0,
+        }
+    }
+}
+
+/// What one level's propagation needs to know.
+pub(super) struct LevelJob<'a, G: Game> {
+    pub g: &'a G,
+    pub t: TierKey,
+    pub lower: &'a Lower<'a>,
+    pub states: &'a [AtomicU16],
+    pub level: u16,
+    /// Positions found decided, for later levels.
+    pub found: &'a Mutex<&'a mut Buckets>,
+    pub touches: &'a AtomicU64,
+    pub batching: Batching,
+}
+
+impl<G: Game> LevelJob<'_, G> {
+    /// Propagate `positions`, all decided at this level, all losses
+    /// (`is_loss`) or all wins, to their parents.
+    pub fn propagate(&self, positions: &[u32], is_loss: bool) {
+        if positions.is_empty() {
+            return;
+        }
+        let b = self.batching;
+        let shift = b
+            .region_shift
+            .unwrap_or_else(|| region_shift(self.states.len()));
+        let regions = ((self.states.len() - 1) >> shift) + 1;
+        for round in positions.chunks(b.round.max(1)) {
+            let boxes: Vec<Outbox> = round
+                .par_chunks(b.send_chunk.max(1))
+                .map_init(SendWork::default, |w, chunk| {
+                    self.send(chunk, shift, regions, w)
+                })
+                .collect();
+            let sent: u64 = boxes.iter().map(|b| b.msgs.len() as u64).sum();
+            self.touches.fetch_add(sent, Relaxed);
+            (0..regions)
+                .into_par_iter()
+                .for_each_init(ApplyWork::default, |w, r| {
+                    self.apply(&boxes, r, is_loss, w);
+                });
+        }
+    }
+
+    /// The distinct parents of each of `chunk`'s positions, sorted by region.
+    fn send(&self, chunk: &[u32], shift: u32, regions: usize, w: &mut SendWork<G>) -> Outbox {
+        let (g, t) = (self.g, self.t);
+        w.raw.clear();
+        for &i in chunk {
+            let p = g.unrank(t, i as u64);
+            w.parent_ranks.clear();
+            g.unmove_ranks(t, &p, &mut w.parents, &mut w.parent_ranks);
+            // A parent reached by two un-moves of one child counts that
+            // child once. The lists are tiny: a scan beats sorting.
+            let start = w.raw.len();
+            for &j in w.parent_ranks.iter() {
+                let j = j as u32;
+                if !w.raw[start..].contains(&j) {
+                    w.raw.push(j);
+                }
+            }
+        }
+        // Counting sort by region.
+        w.counts.clear();
+        w.counts.resize(regions + 1, 0);
+        for &j in &w.raw {
+            w.counts[(j >> shift) as usize + 1] += 1;
+        }
+        for r in 1..=regions {
+            w.counts[r] += w.counts[r - 1];
+        }
+        let starts = w.counts.clone();
+        let mut msgs = vec![0u32; w.raw.len()];
+        for &j in &w.raw {
+            let r = (j >> shift) as usize;
+            msgs[w.counts[r] as usize] = j;
+            w.counts[r] += 1;
+        }
+        Outbox { msgs, starts }
+    }
+
+    /// Region `r`'s updates from every outbox. Only this task touches the
+    /// region's slots during the apply phase, so plain (relaxed) loads and
+    /// stores suffice.
+    fn apply(&self, boxes: &[Outbox], r: usize, is_loss: bool, w: &mut ApplyWork<G>) {
+        let states = self.states;
+        let level = self.level;
+        let won = pack(Value::Win(level + 1));
+        for b in boxes {
+            let run = &b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize];
+            for &j in run {
+                let s = &states[j as usize];
+                let old = s.load(Relaxed);
+                if !is_open(old) {
+                    continue;
+                }
+                if is_loss {
+                    // The parent can move to a loss: a win, at this level
+                    // if no shorter one was found (levels run in order).
+                    s.store(won, Relaxed);
+                    w.out[WINS].push((level + 1, j));
+                } else {
+                    // One more child is a win for the opponent.
+                    debug_assert!(old & COUNT > 0, "counter underflow");
+                    s.store(old - 1, Relaxed);
+                    if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
+                        // Every child is a win for the opponent: a loss.
+                        w.losing.push(j);
+                        if w.losing.len() == SETTLE_BATCH {
+                            self.settle_losses(w);
+                        }
+                    }
+                }
+            }
+        }
+        if !w.losing.is_empty() {
+            self.settle_losses(w);
+        }
+        w.touches_flush(self.touches);
+        if !w.out[LOSSES].is_empty() || !w.out[WINS].is_empty() {
+            self.found.lock().unwrap().push_all(&w.out);
+            w.out[LOSSES].clear();
+            w.out[WINS].clear();
+        }
+    }
+
+    /// Decide the parents all of whose children are wins for the opponent:
+    /// each is a loss, as late as its longest lower-tier win allows. The
+    /// lower-tier children of all of them are ranked (and their values
+    /// prefetched) before any is read, so those reads overlap.
+    fn settle_losses(&self, w: &mut ApplyWork<G>) {
+        let (g, t, lower) = (self.g, self.t, self.lower);
+        w.children.clear();
+        w.ends.clear();
+        for &j in &w.losing {
+            let q = g.unrank(t, j as u64);
+            let start = w.children.len();
+            g.lower_child_ranks(&q, &mut w.moves, &mut w.children);
+            for &(ct, r) in &w.children[start..] {
+                debug_assert_ne!(ct, t);
+                lower.prefetch_value(ct, r);
+            }
+            w.ends.push(w.children.len() as u32);
+        }
+        w.touches += w.children.len() as u64;
+        let mut start = 0;
+        for (&j, &end) in w.losing.iter().zip(&w.ends) {
+            let mut longest = 0;
+            for &(ct, r) in &w.children[start..end as usize] {
+                if let Value::Win(r) = lower.value(ct, r) {
+                    longest = longest.max(r);
+                }
+            }
+            start = end as usize;
+            let l = self.level.max(longest) + 1;
+            self.states[j as usize].store(pack(Value::Loss(l)), Relaxed);
+            w.out[LOSSES].push((l, j));
+        }
+        w.losing.clear();
+    }
+}
+
+impl<G: Game> ApplyWork<G> {
+    fn touches_flush(&mut self, total: &AtomicU64) {
+        if self.touches > 0 {
+            total.fetch_add(self.touches, Relaxed);
+            self.touches = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_cover_the_tier_in_cache_sized_pieces() {
+        for n in [1usize, 2, 1000, 1 << 16, 80_084_620, u32::MAX as usize] {
+            let shift = region_shift(n);
+            assert!((MIN_REGION_SHIFT..=MAX_REGION_SHIFT).contains(&shift));
+            let regions = ((n - 1) >> shift) + 1;
+            assert!((n - 1) >> shift < regions);
+            if n >= 1 << (MAX_REGION_SHIFT + MIN_REGIONS_LOG2) {
+                assert!(regions >= 1 << MIN_REGIONS_LOG2, "n {n}: {regions} regions");
+            }
+        }
+    }
+}
