@@ -24,7 +24,9 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::tier::{is_open, pack, Buckets, Found, Lower, COUNT, LOSSES, NOT_A_LOSS, WINS};
+use super::tier::{
+    is_open, lower_max, pack, Buckets, Found, Lower, COUNT, LOSSES, NOT_A_LOSS, WINS,
+};
 use crate::game::{Game, TierKey};
 use crate::value::Value;
 
@@ -228,10 +230,17 @@ impl<G: Game> LevelJob<'_, G> {
                     debug_assert!(old & COUNT > 0, "counter underflow");
                     s.store(old - 1, Relaxed);
                     if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
-                        // Every child is a win for the opponent: a loss.
-                        w.losing.push(j);
-                        if w.losing.len() == SETTLE_BATCH {
-                            self.settle_losses(w);
+                        // Every child is a win for the opponent: a loss, as
+                        // late as its longest lower-tier win allows.
+                        if let Some(longest) = lower_max(old) {
+                            let l = level.max(longest) + 1;
+                            s.store(pack(Value::Loss(l)), Relaxed);
+                            w.out[LOSSES].push((l, j));
+                        } else {
+                            w.losing.push(j);
+                            if w.losing.len() == SETTLE_BATCH {
+                                self.settle_losses(w);
+                            }
                         }
                     }
                 }
@@ -248,8 +257,9 @@ impl<G: Game> LevelJob<'_, G> {
         }
     }
 
-    /// Decide the parents all of whose children are wins for the opponent:
-    /// each is a loss, as late as its longest lower-tier win allows. The
+    /// Decide the parents all of whose children are wins for the opponent
+    /// and whose longest lower-tier win did not fit their state word: each
+    /// is a loss, as late as that win allows. The
     /// lower-tier children of all of them are ranked (and their values
     /// prefetched) before any is read, so those reads overlap.
     fn settle_losses(&self, w: &mut ApplyWork<G>) {

@@ -32,11 +32,17 @@ use crate::value::{Packed, Value, UNDECIDED};
 /// * `0` ([`UNDECIDED`]): the slot holds no position (symmetry reduction),
 ///   or the initial pass has not reached it yet;
 /// * `1 ..= OPEN - 1`: a decided packed value ([`Value::pack`]);
-/// * `OPEN | flag | count`: an undecided position with `count` undecided
-///   distinct in-tier children; `NOT_A_LOSS` says that a lower-tier child
-///   is a loss or a draw, so it can never become a loss.
+/// * `OPEN | lower << 8 | flag | count`: an undecided position with `count`
+///   undecided distinct in-tier children. `NOT_A_LOSS` says that a
+///   lower-tier child is a loss or a draw, so it can never become a loss;
+///   otherwise `lower` is the longest win among its lower-tier children
+///   (all wins), which a loss must outlast, or [`LOWER_UNKNOWN`] if that
+///   does not fit. Keeping it here spares the propagation re-generating a
+///   new loss's moves and reading the lower tier again to find it.
 pub(super) mod state {
-    pub const OPEN: u16 = 0xFF00;
+    pub const OPEN: u16 = 0x8000;
+    pub const LOWER_SHIFT: u32 = 8;
+    pub const LOWER_UNKNOWN: u16 = 0x7F;
     pub const NOT_A_LOSS: u16 = 0x80;
     pub const COUNT: u16 = 0x7F;
 
@@ -44,8 +50,24 @@ pub(super) mod state {
     pub fn is_open(s: u16) -> bool {
         s >= OPEN
     }
+
+    /// The open state with these counts.
+    #[inline]
+    pub fn open(count: u16, not_a_loss: bool, lower_max: u16) -> u16 {
+        debug_assert!(count <= COUNT);
+        let lower = lower_max.min(LOWER_UNKNOWN);
+        OPEN | lower << LOWER_SHIFT | if not_a_loss { NOT_A_LOSS } else { 0 } | count
+    }
+
+    /// The longest lower-tier win of an open state that can become a
+    /// loss, if it was stored.
+    #[inline]
+    pub fn lower_max(s: u16) -> Option<u16> {
+        let lower = (s >> LOWER_SHIFT) & LOWER_UNKNOWN;
+        (lower != LOWER_UNKNOWN).then_some(lower)
+    }
 }
-pub(super) use state::{is_open, COUNT, NOT_A_LOSS, OPEN};
+pub(super) use state::{is_open, lower_max, COUNT, NOT_A_LOSS, OPEN};
 
 // The store starts as an array of zeros, which must mean "undecided".
 const _: () = assert!(UNDECIDED == 0);
@@ -474,12 +496,8 @@ fn init_batch<G: Game>(
             count <= COUNT as usize,
             "too many distinct moves for the counter"
         );
-        let flag = if best_win.is_some() || has_draw {
-            NOT_A_LOSS
-        } else {
-            0
-        };
-        states[i as usize].store(OPEN | flag | count as u16, Relaxed);
+        let not_a_loss = best_win.is_some() || has_draw;
+        states[i as usize].store(state::open(count as u16, not_a_loss, lower_max), Relaxed);
         if let Some(b) = best_win {
             w.tentative.push((b, i));
         }
@@ -502,8 +520,19 @@ mod tests {
             assert_ne!(pack(v), UNDECIDED);
         }
         assert!(is_open(OPEN));
-        assert!(is_open(OPEN | NOT_A_LOSS | COUNT));
-        assert_eq!((OPEN | NOT_A_LOSS | 5) - 1, OPEN | NOT_A_LOSS | 4);
+        assert!(is_open(state::open(COUNT, true, u16::MAX)));
+        // A decrement changes the count alone, and the stored lower-tier
+        // win reads back (saturated: unknown).
+        for lower in [0, 1, 126, 127, 500] {
+            for not_a_loss in [false, true] {
+                let s = state::open(5, not_a_loss, lower);
+                assert!(is_open(s));
+                assert_eq!(s - 1, state::open(4, not_a_loss, lower));
+                assert_eq!((s & NOT_A_LOSS != 0), not_a_loss);
+                assert_eq!(s & COUNT, 5);
+                assert_eq!(lower_max(s), (lower < 127).then_some(lower));
+            }
+        }
     }
 
     /// The levels' batching changes the work's order, never the table:
