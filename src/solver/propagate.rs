@@ -35,7 +35,8 @@ use crate::value::Value;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Batching {
     /// Positions of a level sent per round: about ten parents each, so a
-    /// round's messages take some tens of megabytes.
+    /// round's messages take some tens of megabytes. The more a round
+    /// sends, the more updates each region gets while it is in cache.
     pub round: usize,
     /// Positions per send task: its outbox is sorted while it is in cache,
     /// and each region's part of it is a run long enough to stream.
@@ -47,14 +48,15 @@ pub(super) struct Batching {
 impl Default for Batching {
     fn default() -> Self {
         Batching {
-            round: 1 << 20,
+            round: 1 << 21,
             send_chunk: 1 << 13,
             region_shift: None,
         }
     }
 }
 
-/// Slots per region at most (128 KiB of state words: well inside L2).
+/// Slots per region at most (128 KiB of state words: well inside L2; and
+/// an offset in a region fits 16 bits).
 const MAX_REGION_SHIFT: u32 = 16;
 /// Slots per region at least, so small tiers are not cut into crumbs.
 const MIN_REGION_SHIFT: u32 = 10;
@@ -72,9 +74,11 @@ fn region_shift(n: usize) -> u32 {
 }
 
 /// One send task's parent ranks, grouped by region: region `r`'s are
-/// `msgs[starts[r]..starts[r + 1]]`.
+/// `msgs[starts[r]..starts[r + 1]]`, each as its offset in the region
+/// (regions have at most 2^16 slots: half the memory of whole ranks, so
+/// twice the updates per round).
 struct Outbox {
-    msgs: Vec<u32>,
+    msgs: Vec<u16>,
     starts: Vec<u32>,
 }
 
@@ -147,6 +151,7 @@ impl<G: Game> LevelJob<'_, G> {
         let shift = b
             .region_shift
             .unwrap_or_else(|| region_shift(self.states.len()));
+        assert!(shift <= MAX_REGION_SHIFT, "region offsets must fit 16 bits");
         let regions = ((self.states.len() - 1) >> shift) + 1;
         for round in positions.chunks(b.round.max(1)) {
             let boxes: Vec<Outbox> = round
@@ -160,7 +165,7 @@ impl<G: Game> LevelJob<'_, G> {
             (0..regions)
                 .into_par_iter()
                 .for_each_init(ApplyWork::default, |w, r| {
-                    self.apply(&boxes, r, is_loss, w);
+                    self.apply(&boxes, r, shift, is_loss, w);
                 });
         }
     }
@@ -196,10 +201,11 @@ impl<G: Game> LevelJob<'_, G> {
             w.counts[r] += w.counts[r - 1];
         }
         let starts = w.counts.clone();
-        let mut msgs = vec![0u32; w.raw.len()];
+        let mut msgs = vec![0u16; w.raw.len()];
+        let offset = (1u32 << shift) - 1;
         for &j in &w.raw {
             let r = (j >> shift) as usize;
-            msgs[w.counts[r] as usize] = j;
+            msgs[w.counts[r] as usize] = (j & offset) as u16;
             w.counts[r] += 1;
         }
         Outbox { msgs, starts }
@@ -208,13 +214,14 @@ impl<G: Game> LevelJob<'_, G> {
     /// Region `r`'s updates from every outbox. Only this task touches the
     /// region's slots during the apply phase, so plain (relaxed) loads and
     /// stores suffice.
-    fn apply(&self, boxes: &[Outbox], r: usize, is_loss: bool, w: &mut ApplyWork<G>) {
+    fn apply(&self, boxes: &[Outbox], r: usize, shift: u32, is_loss: bool, w: &mut ApplyWork<G>) {
         let states = self.states;
         let level = self.level;
         let won = pack(Value::Win(level + 1));
         for b in boxes {
             let run = &b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize];
-            for &j in run {
+            for &offset in run {
+                let j = (r as u32) << shift | offset as u32;
                 let s = &states[j as usize];
                 let old = s.load(Relaxed);
                 if !is_open(old) {
