@@ -1,11 +1,11 @@
 //! Solving one tier: counters of undecided successors, un-moves, and
 //! propagation in increasing remoteness (a bucket per level).
 //!
-//! Per slot the tier keeps one 16-bit atomic *state word* (see [`state`]):
-//! either the decided packed value, or "undecided" with the counter of
-//! undecided in-tier children in its low bits. Keeping both in one word
-//! means a parent update is one random memory access (one cache miss), not
-//! two, and the tier needs 2 bytes a slot instead of 3.
+//! Per slot the tier keeps one 16-bit *state word* (see [`state`]): either
+//! the decided packed value, or "undecided" with the counter of undecided
+//! in-tier children in its low bits. Keeping both in one word means a
+//! parent update is one memory access (one cache miss), not two, and the
+//! tier needs 2 bytes a slot instead of 3.
 //!
 //! The initial pass works in small batches: first all child ranks of a
 //! batch are computed and their lower-tier values prefetched, then they
