@@ -5,6 +5,7 @@
 //! * [`games`] — the rules of each game (cannon chess, weiming, the cannon games);
 //! * [`numbering`] — dense numbering of point sets and grid symmetries;
 //! * [`solver`] — the generic parallel tier-by-tier retrograde solver;
+//! * [`hugemem`] — large zeroed arrays on transparent huge pages;
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
 //! * [`api`] — the one JSON vocabulary of every JSON answer (CLI, engine, HTTP);
