@@ -30,10 +30,12 @@ use super::tier::{
 use crate::game::{Game, TierKey};
 use crate::value::Value;
 
-/// How the level's work is cut up. Only the speed and the memory depend
-/// on it, never the result (a test checks that on tiny pieces).
+/// How a tier's work is cut up, and whether open states keep their
+/// longest lower-tier win. Only the speed and the memory depend on it,
+/// never the result (tests check that on tiny pieces and with the
+/// lower-tier wins re-derived).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Batching {
+pub(super) struct Tuning {
     /// Positions of a level sent per round: about ten parents each, so a
     /// round's messages take some tens of megabytes. The more a round
     /// sends, the more updates each region gets while it is in cache.
@@ -43,14 +45,19 @@ pub(super) struct Batching {
     pub send_chunk: usize,
     /// Slots per region (log 2); `None`: chosen by the tier's size.
     pub region_shift: Option<u32>,
+    /// Keep each open state's longest lower-tier win in its state word;
+    /// if not, every new loss re-derives it from its moves and the lower
+    /// tier (what happens anyway when the win is too long to keep).
+    pub keep_lower_wins: bool,
 }
 
-impl Default for Batching {
+impl Default for Tuning {
     fn default() -> Self {
-        Batching {
+        Tuning {
             round: 1 << 21,
             send_chunk: 1 << 13,
             region_shift: None,
+            keep_lower_wins: true,
         }
     }
 }
@@ -82,7 +89,7 @@ struct Outbox {
     starts: Vec<u32>,
 }
 
-/// Scratch space of a send task (reused across the tasks of a thread).
+/// Scratch space of a send task (rayon reuses it across tasks).
 struct SendWork<G: Game> {
     parents: Vec<G::Pos>,
     parent_ranks: Vec<u64>,
@@ -102,7 +109,7 @@ impl<G: Game> Default for SendWork<G> {
 }
 
 /// Scratch space of an apply task.
-pub(super) struct ApplyWork<G: Game> {
+struct ApplyWork<G: Game> {
     moves: Vec<G::Move>,
     /// Lower-tier children of the parents in `losing`, back to back, and
     /// where each parent's run ends.
@@ -137,7 +144,7 @@ pub(super) struct LevelJob<'a, G: Game> {
     /// Positions found decided, for later levels.
     pub found: &'a Mutex<&'a mut Buckets>,
     pub touches: &'a AtomicU64,
-    pub batching: Batching,
+    pub tuning: Tuning,
 }
 
 impl<G: Game> LevelJob<'_, G> {
@@ -147,7 +154,7 @@ impl<G: Game> LevelJob<'_, G> {
         if positions.is_empty() {
             return;
         }
-        let b = self.batching;
+        let b = self.tuning;
         let shift = b
             .region_shift
             .unwrap_or_else(|| region_shift(self.states.len()));
@@ -266,9 +273,9 @@ impl<G: Game> LevelJob<'_, G> {
 
     /// Decide the parents all of whose children are wins for the opponent
     /// and whose longest lower-tier win did not fit their state word: each
-    /// is a loss, as late as that win allows. The
-    /// lower-tier children of all of them are ranked (and their values
-    /// prefetched) before any is read, so those reads overlap.
+    /// is a loss, as late as that win allows. The lower-tier children of
+    /// all of them are ranked (and their values prefetched) before any is
+    /// read, so those reads overlap.
     fn settle_losses(&self, w: &mut ApplyWork<G>) {
         let (g, t, lower) = (self.g, self.t, self.lower);
         w.children.clear();
