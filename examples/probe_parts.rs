@@ -29,28 +29,25 @@ fn main() {
         let base = (n / 2 / bs) * bs;
         let k = 400_000;
         let idx: Vec<u64> = (0..k).map(|_| (base + rnd() % span) % n).collect();
-        let t0 = Instant::now();
-        let mut sum = 0u64;
-        for &i in &idx {
-            sum += f
-                .wdl_in_block((i / bs) as usize, (i % bs) as usize)
-                .expect("decodes") as u64;
-        }
-        let dt = t0.elapsed().as_secs_f64();
-        println!(
-            "{what:>10}: {:.0} ns per WDL lookup [{sum}]",
-            dt * 1e9 / k as f64
-        );
-        let t0 = Instant::now();
-        for &i in &idx {
-            sum += f
-                .value_in_block((i / bs) as usize, (i % bs) as usize)
-                .expect("decodes") as u64;
-        }
-        let dt = t0.elapsed().as_secs_f64();
-        println!(
-            "{what:>10}: {:.0} ns per full lookup [{sum}]",
-            dt * 1e9 / k as f64
-        );
+        time(what, "WDL", &idx, bs, |b, off| {
+            f.wdl_in_block(b, off).expect("decodes") as u64
+        });
+        time(what, "full", &idx, bs, |b, off| {
+            f.value_in_block(b, off).expect("decodes") as u64
+        });
     }
+}
+
+/// Time one kind of uncached lookup over the slots `idx` (blocks of `bs`).
+fn time(what: &str, kind: &str, idx: &[u64], bs: u64, lookup: impl Fn(usize, usize) -> u64) {
+    let t0 = Instant::now();
+    let sum: u64 = idx
+        .iter()
+        .map(|&i| lookup((i / bs) as usize, (i % bs) as usize))
+        .sum();
+    let dt = t0.elapsed().as_secs_f64();
+    println!(
+        "{what:>10}: {:.0} ns per {kind} lookup [{sum}]",
+        dt * 1e9 / idx.len() as f64
+    );
 }

@@ -1,7 +1,7 @@
 //! Format 4 layout (format 3 has the same layout with another block coding
 //! and 4096 index entries per checksum): the fixed preamble, the
-//! postcard-encoded header, the block index and the two sections. The byte layout is documented in
-//! `docs/tablebase-format.md`; keep the two in step.
+//! postcard-encoded header, the block index and the two sections. The byte
+//! layout is documented in `docs/tablebase-format.md`; keep the two in step.
 
 use std::path::Path;
 

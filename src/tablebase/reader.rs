@@ -330,7 +330,7 @@ impl TierFile {
         let key = (self.id << 32) | b as u64;
         match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
             Lookup::Hit(v) => Ok(v),
-            Lookup::Pass => self.value_in_block(b, off),
+            Lookup::Pass => self.decode_value(b, off),
         }
     }
 
@@ -350,6 +350,12 @@ impl TierFile {
     /// remoteness segment of the slot up to it.
     pub fn value_in_block(&self, b: usize, off: usize) -> Result<Packed, TbError> {
         self.check_slot(b, off)?;
+        self.decode_value(b, off)
+    }
+
+    /// [`value_in_block`](Self::value_in_block) for a slot already known
+    /// to exist (the probes' path: [`locate`](Self::locate) checked it).
+    fn decode_value(&self, b: usize, off: usize) -> Result<Packed, TbError> {
         let (w, r) = (self.wdl_bytes(b)?, self.rem_bytes(b)?);
         self.model
             .value_at(w, r, self.layout.block_len(b), off)
@@ -360,6 +366,12 @@ impl TierFile {
     /// WDL stream up to the slot (no cache).
     pub fn wdl_in_block(&self, b: usize, off: usize) -> Result<Wdl, TbError> {
         self.check_slot(b, off)?;
+        self.decode_wdl(b, off)
+    }
+
+    /// [`wdl_in_block`](Self::wdl_in_block) for a slot already known to
+    /// exist.
+    fn decode_wdl(&self, b: usize, off: usize) -> Result<Wdl, TbError> {
         let w = self.wdl_bytes(b)?;
         let mut small = [0u8; SLOT_VALUES];
         let mut big = Vec::new();
@@ -394,7 +406,7 @@ impl TierFile {
         let key = (self.id << 32) | b as u64;
         match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
             Lookup::Hit(v) => Ok(wdl_of_packed(v)),
-            Lookup::Pass => self.wdl_in_block(b, off),
+            Lookup::Pass => self.decode_wdl(b, off),
         }
     }
 }
