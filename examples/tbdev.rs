@@ -64,7 +64,7 @@ fn run() -> Result<(), String> {
             let t0 = Instant::now();
             let (meta, values) = match file_version(&path).map_err(|e| e.to_string())? {
                 Some(2) => read_v2(&path).map_err(|e| e.to_string())?,
-                Some(v) if v == FORMAT_VERSION || v == 3 => {
+                Some(v) if v == FORMAT_VERSION || v == 3 || v == 4 => {
                     let f = TierFile::open_old(&path, g.id(), g.rules_hash(), t)
                         .map_err(|e| e.to_string())?;
                     (f.meta().clone(), f.read_all().map_err(|e| e.to_string())?)

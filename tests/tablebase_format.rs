@@ -101,7 +101,7 @@ fn weiming_probes_match_the_solver() {
 }
 
 /// A copy of the committed format `version` weiming table
-/// (tests/data/v2, tests/data/v3: the committed table of that version).
+/// (tests/data/v2, v3, v4: the committed table of that version).
 fn old_copy(version: u32, name: &str) -> std::path::PathBuf {
     let dir = temp_dir(name);
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -119,6 +119,11 @@ fn format_2_is_refused_naming_convert() {
 #[test]
 fn format_3_is_refused_naming_convert() {
     old_is_refused_naming_convert(3);
+}
+
+#[test]
+fn format_4_is_refused_naming_convert() {
+    old_is_refused_naming_convert(4);
 }
 
 fn old_is_refused_naming_convert(version: u32) {
@@ -152,6 +157,11 @@ fn convert_rewrites_format_2_with_the_same_values() {
 #[test]
 fn convert_rewrites_format_3_with_the_same_values() {
     convert_rewrites_with_the_same_values(3);
+}
+
+#[test]
+fn convert_rewrites_format_4_with_the_same_values() {
+    convert_rewrites_with_the_same_values(4);
 }
 
 fn convert_rewrites_with_the_same_values(version: u32) {

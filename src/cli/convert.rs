@@ -1,6 +1,9 @@
-//! `qibase convert`: rewrite a game's format 2 and format 3 tier files in
-//! the current format, without solving again (the values are decoded and
-//! re-encoded; every old checksum is checked on the way).
+//! `qibase convert`: rewrite a game's format 2, 3 and 4 tier files in the
+//! current format, without solving again (the values are decoded and
+//! re-encoded; every old checksum is checked on the way). The old formats
+//! stored a value in every slot, so the unused slots (indices that are no
+//! position) are found again from the game's numbering and written as
+//! don't-cares.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -72,8 +75,8 @@ pub fn run(a: &ConvertArgs) -> CliResult {
                     before += size;
                     after += size;
                 }
-                Some(v @ (2 | 3)) => {
-                    let (mut meta, values) = if v == 2 {
+                Some(v @ (2..=4)) => {
+                    let (mut meta, mut values) = if v == 2 {
                         read_v2(&src)?
                     } else {
                         // Opening checks game, rules and tier; the whole
@@ -103,6 +106,7 @@ pub fn run(a: &ConvertArgs) -> CliResult {
                     if v == 2 {
                         meta.variant = g.id().to_string();
                     }
+                    mark_unused(g, t, &mut values);
                     write_tier(&dst, &meta, &values)?;
                     converted += 1;
                     before += size;
@@ -110,7 +114,7 @@ pub fn run(a: &ConvertArgs) -> CliResult {
                 }
                 Some(v) => {
                     return Err(CliError::failure(format!(
-                        "{}: tablebase format version {v}: cannot convert it (this qibase converts versions 2 and 3)",
+                        "{}: tablebase format version {v}: cannot convert it (this qibase converts versions 2, 3 and 4)",
                         src.display()
                     )))
                 }
@@ -133,4 +137,27 @@ pub fn run(a: &ConvertArgs) -> CliResult {
         );
         Ok(())
     })
+}
+
+/// Set the tier's unused slots to the don't-care value (packed 0), in
+/// parallel over ranges of slots.
+fn mark_unused<G: Game>(g: &G, t: crate::game::TierKey, values: &mut [crate::value::Packed]) {
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 16;
+    values
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each_init(Vec::new, |used, (c, part)| {
+            let lo = (c * CHUNK) as u64;
+            used.clear();
+            g.used_slots(t, lo..lo + part.len() as u64, used);
+            let mut next = used.iter().map(|&(i, _)| (i - lo) as usize).peekable();
+            for (k, v) in part.iter_mut().enumerate() {
+                if next.peek() == Some(&k) {
+                    next.next();
+                } else {
+                    *v = 0;
+                }
+            }
+        });
 }

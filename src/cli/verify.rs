@@ -266,7 +266,7 @@ pub fn info(a: &InfoArgs) -> CliResult {
         );
         if let Some(bs) = block {
             println!(
-                "format {}, {bs} slots per block, rANS over a static context model",
+                "format {}, {bs} slots per block: WDL rANS-coded over a static context model, remoteness in Rice codes",
                 crate::tablebase::FORMAT_VERSION
             );
         }

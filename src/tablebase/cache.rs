@@ -13,8 +13,8 @@
 //! Admission: a block is decoded whole and cached only on its
 //! [`ADMIT_ON_MISS`]th miss while it is remembered as seen; the misses
 //! before only decode up to the wanted slot (an eighth of a block's WDL
-//! symbols and a quarter of its remoteness on average, format 4). A whole
-//! block costs about ten such lookups, so it is only worth caching once
+//! symbols on average, and one slot's Rice code). A whole block costs
+//! about ten such lookups, so it is only worth caching once
 //! it has shown it is hot: uniform random probes over a table much larger
 //! than the cache pay almost no whole-block decodes, while repeated
 //! probes (a principal variation, a search, a server) soon hit. (On the
@@ -146,6 +146,39 @@ impl BlockCache {
         SHARDS * self.sets_per_shard * WAYS * SLOT_VALUES * std::mem::size_of::<Packed>()
     }
 
+    /// The set of block `key`.
+    #[inline]
+    fn set_of(&self, key: u64) -> (usize, usize) {
+        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let shard = (h >> 54) as usize % SHARDS;
+        let set = shard * self.sets_per_shard + (h >> 20) as usize % self.sets_per_shard;
+        (shard, set)
+    }
+
+    /// Start loading the bookkeeping of block `key`'s set, so that a
+    /// lookup's other memory accesses can overlap with it.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        if let Some(mem) = &self.mem {
+            let (shard, set) = self.set_of(key);
+            let base = mem.as_mut_ptr();
+            // SAFETY: only an address is computed (inside the mapping,
+            // which holds every set's metadata); prefetching it is a hint.
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                let meta = (base as *const SetMeta).add(set);
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    meta as *const i8,
+                );
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    &self.shards[shard] as *const _ as *const i8,
+                );
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            let _ = (shard, set, base);
+        }
+    }
+
     /// Look up slot `off` of block `key` (never 0);
     /// `decode` fills the block's `len` values when the block is admitted.
     #[inline]
@@ -162,9 +195,7 @@ impl BlockCache {
         let Some(mem) = &self.mem else {
             return Ok(Lookup::Pass);
         };
-        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let shard = (h >> 54) as usize % SHARDS;
-        let set = shard * self.sets_per_shard + (h >> 20) as usize % self.sets_per_shard;
+        let (shard, set) = self.set_of(key);
         let _guard = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
         let base = mem.as_mut_ptr();
         // SAFETY: `set` belongs to `shard`, whose mutex we hold, so no

@@ -1,5 +1,6 @@
-//! Format 4 layout (format 3 has the same layout with another block coding
-//! and 4096 index entries per checksum): the fixed preamble, the
+//! Format 5 layout (formats 3 and 4, read for `qibase convert`, have the
+//! same layout with other block codings, and format 3 has 4096 index
+//! entries per checksum): the fixed preamble, the
 //! postcard-encoded header, the block index and the two sections. The byte
 //! layout is documented in `docs/tablebase-format.md`; keep the two in step.
 
@@ -15,15 +16,16 @@ use super::TierMeta;
 /// First 8 bytes of every tier file.
 pub const MAGIC: [u8; 8] = *b"QIBASETB";
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 4;
-/// The older version with the same layout, read only by `qibase convert`.
-pub const OLD_LAYOUT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 5;
+/// The older versions with the same layout, read only by `qibase convert`
+/// (and the development examples).
+pub const OLD_LAYOUT_VERSIONS: [u32; 2] = [3, 4];
 /// Magic (8) + format version (4) + header body length (4).
 pub const PREAMBLE_LEN: usize = 16;
 /// Bytes of one block-index entry: WDL offset, WDL checksum, remoteness
 /// offset, remoteness checksum (u32 LE each).
 pub const INDEX_ENTRY_LEN: usize = 16;
-/// Index entries covered by one index checksum (format 4). A lookup that
+/// Index entries covered by one index checksum (formats 4 and 5). A lookup that
 /// first needs a chunk hashes all of it: 512 entries are 8 KiB, where the
 /// 4096 of format 3 ([`OLD_INDEX_CHUNK`]) made a short query hash 64 KiB
 /// of index for each block it touched in a new part of a tier.
@@ -131,7 +133,7 @@ pub fn parse_layout(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
     parse_layout_of(path, bytes, false)
 }
 
-/// [`parse_layout`], also accepting format 3 (for `qibase convert`).
+/// [`parse_layout`], also accepting formats 3 and 4 (for `qibase convert`).
 pub fn parse_layout_with_old(path: &Path, bytes: &[u8]) -> Result<Layout, TbError> {
     parse_layout_of(path, bytes, true)
 }
@@ -166,7 +168,7 @@ fn parse_layout_of(path: &Path, bytes: &[u8], allow_old: bool) -> Result<Layout,
             .unwrap_or_else(|_| "GAME".into());
         return Err(old_format(path, version, &game));
     }
-    if version != FORMAT_VERSION && version != OLD_LAYOUT_VERSION {
+    if version != FORMAT_VERSION && !OLD_LAYOUT_VERSIONS.contains(&version) {
         return Err(err_kind(
             TbErrorKind::Foreign,
             path,
@@ -199,7 +201,7 @@ fn parse_layout_of(path: &Path, bytes: &[u8], allow_old: bool) -> Result<Layout,
     }
     let header: Header = postcard::from_bytes(&bytes[PREAMBLE_LEN..hend])
         .map_err(|e| err(path, format!("corrupt header (cannot decode: {e})")))?;
-    if version == OLD_LAYOUT_VERSION && !allow_old {
+    if OLD_LAYOUT_VERSIONS.contains(&version) && !allow_old {
         return Err(old_format(path, version, &header.meta.game));
     }
     let coding = Coding::for_version(version).expect("a version with a coding");
@@ -248,7 +250,7 @@ fn parse_layout_of(path: &Path, bytes: &[u8], allow_old: bool) -> Result<Layout,
     }
     let index_chunk = match coding {
         Coding::V3 => OLD_INDEX_CHUNK,
-        Coding::V4 => INDEX_CHUNK,
+        Coding::V4 | Coding::V5 => INDEX_CHUNK,
     };
     if header.index_checksums.len() != (header.blocks as usize).div_ceil(index_chunk) {
         return Err(err(

@@ -2,19 +2,20 @@
 //! back whole by the solver (lower tiers) and probed position by position
 //! by `query`, `play` and `report`.
 //!
-//! The format (version 4) is documented in `docs/tablebase-format.md`:
+//! The format (version 5) is documented in `docs/tablebase-format.md`:
 //! a fixed preamble (magic, format version, header length), a postcard
 //! header (game, variant, rules hash, tier, slots, block size, the static
-//! context model, stats) with its checksum, a block index (two 4-byte
-//! offsets and two checksums per block), then the WDL section and the
-//! remoteness section: small blocks, rANS-coded, decodable independently
-//! (WDL four slots per symbol, remoteness in segments). Format 3 files
-//! are read only to be converted.
+//! WDL context model, stats) with its checksum, a block index (two 4-byte
+//! offsets and two checksums per block), then the blocks: small, each
+//! decodable on its own, each its WDL stream (rANS, four slots per
+//! symbol) followed by its remoteness stream (Rice codes, one slot found
+//! by counting bits). Format 3 and 4 files are read only to be converted.
 //!
 //! * [`header`] — layout, header, index;
 //! * [`checksum`] — xxh3 checksums;
 //! * [`rans`] — the static-model entropy coder;
 //! * [`model`] — the per-tier context model and block coding;
+//! * [`rice`] — the remoteness stream of a block (format 5);
 //! * [`writer`] — atomic writing;
 //! * [`reader`] — memory-mapped reading, whole-tier decoding, probes;
 //! * [`cache`] — the block cache shared by all tiers;
@@ -28,6 +29,7 @@ pub mod header;
 pub mod model;
 pub mod rans;
 pub mod reader;
+pub mod rice;
 pub mod v2;
 pub mod writer;
 

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use super::cache::{BlockCache, Lookup, SLOT_VALUES};
+use super::cache::{BlockCache, Lookup};
 use super::checksum::{checksum32, checksum64};
 use super::error::{err, err_kind, TbError, TbErrorKind};
 use super::header::{parse_layout, parse_layout_with_old, Header, Layout};
@@ -236,13 +236,23 @@ impl TierFile {
     /// Block `b`'s WDL stream, its checksum checked.
     fn wdl_bytes(&self, b: usize) -> Result<&[u8], TbError> {
         self.check_index(b)?;
+        let data = self.wdl_unchecked(b)?;
+        self.check_wdl(b, data)
+    }
+
+    /// Block `b`'s WDL stream, its checksum not checked yet (the index
+    /// chunk is).
+    fn wdl_unchecked(&self, b: usize) -> Result<&[u8], TbError> {
         let bytes = self.bytes.as_slice();
         let range = self
             .layout
             .wdl_range(bytes, b)
             .ok_or_else(|| self.bad_index())?;
-        let data = &bytes[range];
-        if checksum32(data) != self.layout.entry(bytes, b).wdl_checksum {
+        Ok(&bytes[range])
+    }
+
+    fn check_wdl<'a>(&self, b: usize, data: &'a [u8]) -> Result<&'a [u8], TbError> {
+        if checksum32(data) != self.layout.entry(self.bytes.as_slice(), b).wdl_checksum {
             return Err(err(
                 &self.path,
                 format!("corrupt block {b} (WDL block checksum mismatch)"),
@@ -254,13 +264,21 @@ impl TierFile {
     /// Block `b`'s remoteness stream, its checksum checked.
     fn rem_bytes(&self, b: usize) -> Result<&[u8], TbError> {
         self.check_index(b)?;
+        let data = self.rem_unchecked(b)?;
+        self.check_rem(b, data)
+    }
+
+    fn rem_unchecked(&self, b: usize) -> Result<&[u8], TbError> {
         let bytes = self.bytes.as_slice();
         let range = self
             .layout
             .rem_range(bytes, b)
             .ok_or_else(|| self.bad_index())?;
-        let data = &bytes[range];
-        if checksum32(data) != self.layout.entry(bytes, b).rem_checksum {
+        Ok(&bytes[range])
+    }
+
+    fn check_rem<'a>(&self, b: usize, data: &'a [u8]) -> Result<&'a [u8], TbError> {
+        if checksum32(data) != self.layout.entry(self.bytes.as_slice(), b).rem_checksum {
             return Err(err(
                 &self.path,
                 format!("corrupt block {b} (remoteness block checksum mismatch)"),
@@ -328,9 +346,23 @@ impl TierFile {
         let (b, off) = self.locate(i)?;
         let len = self.layout.block_len(b);
         let key = (self.id << 32) | b as u64;
-        match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
+        let cache = BlockCache::global();
+        self.prefetch_entry(b);
+        cache.prefetch(key);
+        match cache.get(key, off, len, |out| self.decode_block(b, out))? {
             Lookup::Hit(v) => Ok(v),
             Lookup::Pass => self.decode_value(b, off),
+        }
+    }
+
+    /// Start loading block `b`'s index entry (and the next one, which ends
+    /// its streams), so that the cache's miss and the index's overlap.
+    #[inline]
+    fn prefetch_entry(&self, b: usize) {
+        let bytes = self.bytes.as_slice();
+        let at = self.layout.index_start + b * super::header::INDEX_ENTRY_LEN;
+        if let Some(e) = bytes.get(at..at + 2 * super::header::INDEX_ENTRY_LEN) {
+            prefetch_bytes(e);
         }
     }
 
@@ -356,7 +388,13 @@ impl TierFile {
     /// [`value_in_block`](Self::value_in_block) for a slot already known
     /// to exist (the probes' path: [`locate`](Self::locate) checked it).
     fn decode_value(&self, b: usize, off: usize) -> Result<Packed, TbError> {
-        let (w, r) = (self.wdl_bytes(b)?, self.rem_bytes(b)?);
+        self.check_index(b)?;
+        let (w, r) = (self.wdl_unchecked(b)?, self.rem_unchecked(b)?);
+        // The two streams lie in two sections of the file: ask for both
+        // before waiting on either.
+        prefetch_bytes(w);
+        prefetch_bytes(r);
+        let (w, r) = (self.check_wdl(b, w)?, self.check_rem(b, r)?);
         self.model
             .value_at(w, r, self.layout.block_len(b), off)
             .map_err(|e| err(&self.path, format!("corrupt block {b} ({e})")))
@@ -373,18 +411,11 @@ impl TierFile {
     /// exist.
     fn decode_wdl(&self, b: usize, off: usize) -> Result<Wdl, TbError> {
         let w = self.wdl_bytes(b)?;
-        let mut small = [0u8; SLOT_VALUES];
-        let mut big = Vec::new();
-        let buf = if off < SLOT_VALUES {
-            &mut small[..off + 1]
-        } else {
-            big.resize(off + 1, 0);
-            &mut big[..]
-        };
-        self.model
-            .decode_wdl(w, self.layout.block_len(b), buf)
+        let x = self
+            .model
+            .wdl_at(w, self.layout.block_len(b), off)
             .map_err(|e| err(&self.path, format!("corrupt block {b} ({e})")))?;
-        Ok(match buf[off] {
+        Ok(match x {
             WDL_DRAW => Wdl::Draw,
             WDL_LOSS => Wdl::Loss,
             _ => Wdl::Win,
@@ -404,7 +435,10 @@ impl TierFile {
         let (b, off) = self.locate(i)?;
         let len = self.layout.block_len(b);
         let key = (self.id << 32) | b as u64;
-        match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
+        let cache = BlockCache::global();
+        self.prefetch_entry(b);
+        cache.prefetch(key);
+        match cache.get(key, off, len, |out| self.decode_block(b, out))? {
             Lookup::Hit(v) => Ok(wdl_of_packed(v)),
             Lookup::Pass => self.decode_wdl(b, off),
         }
@@ -417,4 +451,27 @@ fn wdl_of_packed(p: Packed) -> Wdl {
         p if p & 1 == 0 => Wdl::Loss,
         _ => Wdl::Win,
     }
+}
+
+/// Ask for the cache lines of `b` (at most the first 16) without waiting
+/// for them: a hint, never a fault.
+#[inline]
+pub(crate) fn prefetch_bytes(b: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let lines = (b.len().div_ceil(64) + 1).min(16);
+        for k in 0..lines {
+            let at = (k * 64).min(b.len().saturating_sub(1));
+            if let Some(x) = b.get(at) {
+                // SAFETY: prefetching is a hint and `x` is a valid reference.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                        x as *const u8 as *const i8,
+                    )
+                };
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = b;
 }

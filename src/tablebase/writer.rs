@@ -65,15 +65,15 @@ pub fn encode_tier(
     let counts = values
         .par_chunks(bs)
         .fold(
-            || Counts::new(Coding::V4),
+            || Counts::new(Coding::V5),
             |mut c, b| {
                 c.add_block(b);
                 c
             },
         )
-        .reduce(|| Counts::new(Coding::V4), Counts::merge);
+        .reduce(|| Counts::new(Coding::V5), Counts::merge);
     let spec = counts.spec();
-    let model = TierModel::new(&spec, Coding::V4).expect("a counted model is valid");
+    let model = TierModel::new(&spec, Coding::V5).expect("a counted model is valid");
     let (wdl, rem): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
         values.par_chunks(bs).map(|b| model.encode(b)).unzip();
     let sums: Vec<(u32, u32)> = wdl
