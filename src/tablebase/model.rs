@@ -281,12 +281,14 @@ fn walk(coding: Coding, block: &[Packed], mut f: impl FnMut(Step)) {
                 p1 = w;
             }
         }
-        Coding::V4 | Coding::V5 => {
-            for (k, quad) in filled.chunks(QUAD).enumerate() {
-                if coding == Coding::V5 && (k * QUAD).is_multiple_of(PART) {
-                    // Format 5 restarts the contexts at each part.
-                    (p1, p2) = (WDL_DRAW, WDL_DRAW);
-                }
+        Coding::V5 => {
+            for part in filled.chunks(PART) {
+                let ws: Vec<u8> = part.iter().map(|&v| wdl_of(v)).collect();
+                v5::quad_steps(&ws, |c, s| f(Step::Wdl(c, s)));
+            }
+        }
+        Coding::V4 => {
+            for quad in filled.chunks(QUAD) {
                 let mut d = [wdl_of(*quad.last().expect("a quad has slots")); QUAD];
                 for (dk, &v) in d.iter_mut().zip(quad) {
                     *dk = wdl_of(v);
