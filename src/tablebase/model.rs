@@ -284,7 +284,9 @@ fn walk(coding: Coding, block: &[Packed], mut f: impl FnMut(Step)) {
         Coding::V5 => {
             for part in filled.chunks(PART) {
                 let ws: Vec<u8> = part.iter().map(|&v| wdl_of(v)).collect();
-                v5::quad_steps(&ws, |c, s| f(Step::Wdl(c, s)));
+                if v5::constant(&ws).is_none() {
+                    v5::quad_steps(&ws, |c, s| f(Step::Wdl(c, s)));
+                }
             }
         }
         Coding::V4 => {

@@ -21,7 +21,9 @@
 
 use super::super::rans::{Decoder, Encoder};
 use super::super::rice;
-use super::{wdl_ctx, wdl_of, Segments, TierModel, QUAD, QUAD_DIGITS, QUAD_SYMBOLS, WDL_DRAW};
+use super::{
+    wdl_ctx, wdl_of, Segments, TierModel, QUAD, QUAD_DIGITS, QUAD_SYMBOLS, WDL_DRAW, WDL_WIN,
+};
 use crate::value::Packed;
 
 /// Slots per part.
@@ -42,6 +44,15 @@ fn join(parts: &[Vec<u8>]) -> Vec<u8> {
         out.extend_from_slice(p);
     }
     out
+}
+
+/// The WDL symbol of every slot of a part whose slots all have one: its
+/// WDL stream is that one byte (an rANS stream has at least 8). Such parts
+/// are common (two-cannons: a tier's soldiers often win almost
+/// everywhere), and two rANS states would cost them 8 bytes.
+pub(super) fn constant(ws: &[u8]) -> Option<u8> {
+    let first = *ws.first()?;
+    ws.iter().all(|&x| x == first).then_some(first)
 }
 
 /// The (context, symbol) of each quad of a part: quad `q` (slots `4q …
@@ -80,8 +91,12 @@ impl TierModel {
         (join(&wdl), rem)
     }
 
-    /// One part's WDL symbols as quads on two lanes.
+    /// One part's WDL symbols as quads on two lanes, or as the one byte
+    /// of a constant part.
     fn encode_quads(&self, ws: &[u8]) -> Vec<u8> {
+        if let Some(x) = constant(ws) {
+            return vec![x];
+        }
         let mut steps = Vec::with_capacity(ws.len().div_ceil(QUAD));
         quad_steps(ws, |c, s| steps.push((c, s)));
         let mut e = Encoder::new();
@@ -95,6 +110,13 @@ impl TierModel {
     /// a complete decode also checks the stream's end.
     fn decode_quads(&self, bytes: &[u8], len: usize, out: &mut [u8]) -> Result<(), String> {
         if out.is_empty() {
+            return Ok(());
+        }
+        if let [x] = *bytes {
+            if x > WDL_WIN {
+                return Err("constant part of an unknown WDL symbol".into());
+            }
+            out.fill(x);
             return Ok(());
         }
         let mut d = Decoder::new_two(bytes)?;
