@@ -894,6 +894,29 @@ mod tests {
     }
 
     #[test]
+    fn constant_parts_round_trip_and_refuse_a_bad_symbol() {
+        // Whole parts of one WDL symbol (wins of two remoteness, draws,
+        // unused slots that become draws), beside mixed ones.
+        let mut v: Vec<Packed> = (0..256).map(|i| if i % 2 == 0 { 5 } else { 7 }).collect();
+        v.extend([1; 256]);
+        v.extend([0; 300]);
+        v.extend((0..300).map(|i| 2 + (i % 5) as Packed));
+        v.extend([4; 700]);
+        check(&v, 512);
+        let m = TierModel::new(&Counts::new(Coding::V5).spec(), Coding::V5).unwrap();
+        let (w, r) = m.encode(&[9; 512]);
+        assert_eq!(w.len(), 2 + 2, "two constant parts: a table and a byte each");
+        let mut out = vec![0; 512];
+        m.decode_values(&w, &r, 512, &mut out).unwrap();
+        assert_eq!(out, vec![9; 512]);
+        let mut bad = w.clone();
+        bad[2] = 3;
+        assert!(m.decode_values(&bad, &r, 512, &mut out).is_err());
+        assert!(m.value_at(&bad, &r, 512, 3).is_err());
+        assert!(m.wdl_at(&bad, 512, 3).is_err());
+    }
+
+    #[test]
     fn damaged_block_streams_are_errors() {
         for coding in [Coding::V3, Coding::V4, Coding::V5] {
             damaged_block_streams_are_errors_in(coding);
