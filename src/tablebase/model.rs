@@ -2,10 +2,11 @@
 //! format 5 coding (written), and the format 3 and 4 codings (read, for
 //! `qibase convert`).
 //!
-//! Format 5 codes WDL as format 4 does (below) and a block's remoteness
-//! with Rice codes ([`super::rice`]), which need no model; its header
-//! holds no remoteness contexts. The rest of this comment describes
-//! formats 3 and 4.
+//! Format 5 (module `v5`) cuts a block in parts, codes each part's WDL as
+//! quads (below) on two lanes and its remoteness with Rice codes
+//! ([`super::rice`]), which need no model: its header holds no
+//! remoteness contexts. The rest of this comment describes formats 3
+//! and 4.
 //!
 //! A slot's value is split into a WDL symbol (draw 0, loss 1, win 2) and,
 //! for a loss or a win only, a remoteness symbol: `r` if `r < 255`,
@@ -134,8 +135,9 @@ pub enum Coding {
     V3,
     /// Format 4: quad WDL symbols, remoteness in segments.
     V4,
-    /// Format 5: quad WDL symbols as format 4, remoteness in Rice codes
-    /// ([`super::rice`]); unused slots filled as draws.
+    /// Format 5: 256-slot parts, each with quad WDL symbols on two lanes
+    /// and Rice-coded remoteness (module `v5`, [`super::rice`]); unused slots
+    /// filled as draws.
     V5,
 }
 
@@ -905,7 +907,11 @@ mod tests {
         check(&v, 512);
         let m = TierModel::new(&Counts::new(Coding::V5).spec(), Coding::V5).unwrap();
         let (w, r) = m.encode(&[9; 512]);
-        assert_eq!(w.len(), 2 + 2, "two constant parts: a table and a byte each");
+        assert_eq!(
+            w.len(),
+            2 + 2,
+            "two constant parts: a table and a byte each"
+        );
         let mut out = vec![0; 512];
         m.decode_values(&w, &r, 512, &mut out).unwrap();
         assert_eq!(out, vec![9; 512]);

@@ -107,7 +107,7 @@ impl TierFile {
         Self::open_with(path, game, rules_hash, tier, false)
     }
 
-    /// [`TierFile::open`], also accepting a format 3 file (for `qibase
+    /// [`TierFile::open`], also accepting a format 3 or 4 file (for `qibase
     /// convert`, which reads it whole and writes it again).
     pub fn open_old(
         path: &Path,
