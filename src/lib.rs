@@ -6,6 +6,7 @@
 //! * [`numbering`] — dense numbering of point sets and grid symmetries;
 //! * [`solver`] — the generic parallel tier-by-tier retrograde solver;
 //! * [`hugemem`] — large zeroed arrays on transparent huge pages;
+//! * [`prefetch`] — software prefetch of cache lines;
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
 //! * [`api`] — the one JSON vocabulary of every JSON answer (CLI, engine, HTTP);
@@ -23,6 +24,7 @@ pub mod game;
 pub mod games;
 pub mod hugemem;
 pub mod numbering;
+pub mod prefetch;
 pub mod report;
 pub mod server;
 pub mod solver;

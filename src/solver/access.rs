@@ -66,7 +66,7 @@ fn hammer(words: &[AtomicU16], seed: u64, limit: Duration, prefetch: bool) -> u6
             let i = ring[slot];
             let fresh = next();
             if prefetch {
-                super::tier::prefetch(&words[fresh as usize]);
+                crate::prefetch::prefetch(&words[fresh as usize]);
             }
             ring[slot] = fresh;
             words[i as usize].fetch_add(1, Relaxed);

@@ -134,7 +134,7 @@ impl<'a> Lower<'a> {
     #[inline]
     fn prefetch(&self, table: usize, i: u64) {
         if let Some(v) = self.tiers[table].1.get(i as usize) {
-            prefetch(v);
+            crate::prefetch::prefetch(v);
         }
     }
 
@@ -152,21 +152,6 @@ impl<'a> Lower<'a> {
 #[cold]
 fn missing(t: TierKey, i: u64) -> ! {
     panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
-}
-
-/// Ask the CPU to start loading the cache line of `x` (a hint, no effect
-/// on the result; a no-op on other architectures).
-#[inline(always)]
-pub(super) fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, even on bad addresses.
-    #[allow(unused_unsafe)]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// Pack a decided value, which must stay below the open states.

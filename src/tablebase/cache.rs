@@ -162,20 +162,10 @@ impl BlockCache {
         if let Some(mem) = &self.mem {
             let (shard, set) = self.set_of(key);
             let base = mem.as_mut_ptr();
-            // SAFETY: only an address is computed (inside the mapping,
-            // which holds every set's metadata); prefetching it is a hint.
-            #[cfg(target_arch = "x86_64")]
-            unsafe {
-                let meta = (base as *const SetMeta).add(set);
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    meta as *const i8,
-                );
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    &self.shards[shard] as *const _ as *const i8,
-                );
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            let _ = (shard, set, base);
+            // Only an address inside the mapping (which holds every set's
+            // metadata) is computed; nothing is read through it here.
+            crate::prefetch::prefetch(base.wrapping_add(set * std::mem::size_of::<SetMeta>()));
+            crate::prefetch::prefetch(&self.shards[shard]);
         }
     }
 

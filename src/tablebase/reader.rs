@@ -16,6 +16,7 @@ use super::header::{parse_layout, parse_layout_with_old, Header, Layout};
 use super::model::{TierModel, WDL_DRAW, WDL_LOSS};
 use super::TierMeta;
 use crate::game::TierKey;
+use crate::prefetch::prefetch_bytes;
 use crate::value::{Packed, Wdl};
 
 enum Bytes {
@@ -451,27 +452,4 @@ fn wdl_of_packed(p: Packed) -> Wdl {
         p if p & 1 == 0 => Wdl::Loss,
         _ => Wdl::Win,
     }
-}
-
-/// Ask for the cache lines of `b` (at most the first 16) without waiting
-/// for them: a hint, never a fault.
-#[inline]
-pub(crate) fn prefetch_bytes(b: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let lines = (b.len().div_ceil(64) + 1).min(16);
-        for k in 0..lines {
-            let at = (k * 64).min(b.len().saturating_sub(1));
-            if let Some(x) = b.get(at) {
-                // SAFETY: prefetching is a hint and `x` is a valid reference.
-                unsafe {
-                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                        x as *const u8 as *const i8,
-                    )
-                };
-            }
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = b;
 }

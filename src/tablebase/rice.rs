@@ -1,6 +1,6 @@
-//! Format 5 remoteness stream of one block: Rice codes in 64-slot
-//! segments, laid out so that one slot's remoteness is found without
-//! decoding the others.
+//! Format 5 remoteness stream of one part of a block: Rice codes in
+//! 64-slot segments, laid out so that one slot's remoteness is found
+//! without decoding the others.
 //!
 //! Why this and not an entropy coder over a context model (format 4):
 //! measured on the full tables, Rice codes with a base and a parameter per
@@ -12,9 +12,9 @@
 //! low part that the WDL symbols give: a lookup counts bits (popcount)
 //! instead of decoding a chain of symbols.
 //!
-//! The bits of a block's stream, least significant bit of each byte first:
+//! The bits of a part's stream, least significant bit of each byte first:
 //!
-//! * 1 bit `wide`: 0 when every remoteness of the block is below 256
+//! * 1 bit `wide`: 0 when every remoteness of the part is below 256
 //!   (bases of 8 bits, parameters of 3), 1 otherwise (16 and 4);
 //! * per segment of [`SEGMENT`] slots, in slot order:
 //!   * per class present in the segment (losses, then wins): its header,
@@ -31,6 +31,7 @@
 //! A segment's decisive slots and their classes come from its WDL
 //! symbols, so nothing else is stored: no lengths, no offsets.
 
+use super::model::{WDL_DRAW as DRAW, WDL_LOSS as LOSS};
 use crate::value::{Packed, MAX_REMOTENESS};
 
 /// Slots per segment.
@@ -38,10 +39,7 @@ pub const SEGMENT: usize = 64;
 /// Largest unary part: the encoder picks `k` so that no code is longer.
 pub const Q_MAX: u32 = 16;
 
-const DRAW: u8 = 0;
-const LOSS: u8 = 1;
-
-/// Field widths of a block's headers (narrow, wide).
+/// Field widths of a part's headers (narrow, wide).
 #[derive(Clone, Copy)]
 struct Widths {
     base: u32,
@@ -247,7 +245,7 @@ fn best_k(ds: &[u32], k_max: u32) -> u32 {
     best.1
 }
 
-/// The stream of one block (`values` used or draws; empty when no slot is
+/// The stream of one part (`values` used or draws; empty when no slot is
 /// a win or a loss). `wdl` holds each slot's WDL symbol.
 pub fn encode(values: &[Packed], wdl: &[u8]) -> Vec<u8> {
     if wdl.iter().all(|&x| x == DRAW) {
@@ -327,12 +325,12 @@ fn pack(x: u8, p: Params, d: u32) -> Result<Packed, &'static str> {
 
 /// Fill the decisive slots of `out` from `bytes`, `wdl` holding the WDL
 /// symbols of every slot of whole segments (`out` as long); draws are left
-/// as they are. `complete`: `wdl` is the whole block, so the stream must
+/// as they are. `complete`: `wdl` is the whole part, so the stream must
 /// end exactly.
 pub fn decode(bytes: &[u8], wdl: &[u8], out: &mut [Packed], complete: bool) -> Result<(), String> {
     if bytes.is_empty() {
         if wdl.iter().any(|&x| x != DRAW) {
-            return Err("win or loss in a block without remoteness stream".into());
+            return Err("win or loss in a part without remoteness stream".into());
         }
         return Ok(());
     }
@@ -358,21 +356,21 @@ pub fn decode(bytes: &[u8], wdl: &[u8], out: &mut [Packed], complete: bool) -> R
     }
     if complete {
         if wdl.iter().all(|&x| x == DRAW) {
-            return Err("remoteness stream for a block without wins or losses".into());
+            return Err("remoteness stream for a part without wins or losses".into());
         }
         if r.pos.div_ceil(8) != bytes.len() || r.window() != 0 {
-            return Err("remoteness stream does not end where its block ends".into());
+            return Err("remoteness stream does not end where its part ends".into());
         }
     }
     Ok(())
 }
 
 /// The packed value of decisive slot `off`, `wdl` holding the WDL symbols
-/// from the block's start to at least the end of `off`'s segment (or the
-/// block).
+/// from the part's start to at least the end of `off`'s segment (or the
+/// part).
 pub fn value_at(bytes: &[u8], wdl: &[u8], off: usize) -> Result<Packed, &'static str> {
     if bytes.is_empty() {
-        return Err("win or loss in a block without remoteness stream");
+        return Err("win or loss in a part without remoteness stream");
     }
     let mut r = BitReader::new(bytes);
     let wd = Widths::of(r.get(1)? == 1);
