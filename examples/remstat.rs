@@ -8,7 +8,7 @@
 //! a Rice code per (segment, class), each with a 12-bit header, over the
 //! used slots only (unused slots filled as draws cost no remoteness); and
 //! the WDL quad entropy with unused slots filled as the previous value or
-//! as draws. Bits per used slot; "v4 rem" is the table's own remoteness
+//! as draws. Bits per used slot, beside the table's own remoteness
 //! section.
 use std::path::PathBuf;
 
@@ -28,14 +28,14 @@ fn main() {
         // per segment size: pfor bits, rice bits
         let mut pfor = [0f64; SEGS.len()];
         let mut rice = [0f64; SEGS.len()];
-        let mut rem_v4 = 0u64;
+        let mut rem_table = 0u64;
         let mut rice_fill = 0f64; // seg 64, unused filled with the previous value
         let mut wdl_h = [[[0u64; 81]; 9]; 2]; // fill prev / fill draw
 
         for t in g.tiers(None) {
             let path = tier_path(&dir, g.id(), &g.tier_name(t));
             let f = TierFile::open(&path, g.id(), g.rules_hash(), t).expect("open");
-            rem_v4 += f.header().rem_len;
+            rem_table += f.header().rem_len;
             let vals = f.read_all().expect("read");
             let n = vals.len() as u64;
             let mut used = vec![false; n as usize];
@@ -143,8 +143,8 @@ fn main() {
         }
         let u = used_total as f64;
         println!(
-            "used {used_total}; v4 rem {:.3} bits/used",
-            rem_v4 as f64 * 8.0 / u
+            "used {used_total}; the table's remoteness section {:.3} bits/used",
+            rem_table as f64 * 8.0 / u
         );
         let ent = |h: &[[u64; 81]; 9]| {
             let mut bits = 0f64;
