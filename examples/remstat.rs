@@ -19,6 +19,21 @@ use qibase::with_game;
 
 const SEGS: [usize; 4] = [16, 32, 64, 128];
 
+/// Bits of one class's Rice codes in one segment (`rs`: the remoteness
+/// halved, the parity being the class's): a 12-bit header (base, k, parity
+/// bit, as format 5 writes it) and the best parameter's codes.
+fn rice_bits(rs: &[u16]) -> f64 {
+    let mn = *rs.iter().min().expect("a class present in the segment");
+    let best = (0..8)
+        .map(|k| {
+            rs.iter()
+                .map(|&r| ((r - mn) >> k) as f64 + 1.0 + k as f64)
+                .sum::<f64>()
+        })
+        .fold(f64::MAX, f64::min);
+    12.0 + best
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let any = AnyGame::from_id(&args[0]).expect("game");
@@ -99,15 +114,7 @@ fn main() {
                             if rs.is_empty() {
                                 continue;
                             }
-                            let mn = *rs.iter().min().unwrap();
-                            let best = (0..8)
-                                .map(|k| {
-                                    rs.iter()
-                                        .map(|&r| ((r - mn) >> k) as f64 + 1.0 + k as f64)
-                                        .sum::<f64>()
-                                })
-                                .fold(f64::MAX, f64::min);
-                            rice_fill += 11.0 + best;
+                            rice_fill += rice_bits(&rs);
                         }
                     }
                 }
@@ -129,14 +136,7 @@ fn main() {
                         let mx = *rs.iter().max().unwrap();
                         let w = 16 - (mx - mn).leading_zeros();
                         pfor[si] += 12.0 + rs.len() as f64 * w as f64;
-                        let best = (0..8)
-                            .map(|k| {
-                                rs.iter()
-                                    .map(|&r| ((r - mn) >> k) as f64 + 1.0 + k as f64)
-                                    .sum::<f64>()
-                            })
-                            .fold(f64::MAX, f64::min);
-                        rice[si] += 11.0 + best;
+                        rice[si] += rice_bits(&rs);
                     }
                 }
             }

@@ -585,26 +585,35 @@ impl TierModel {
                     p1 = w;
                 }
             }
-            Coding::V4 | Coding::V5 => {
-                let mut at = wdl_ctx(WDL_DRAW, WDL_DRAW);
-                let mut quads = out.chunks_exact_mut(QUAD);
-                for quad in &mut quads {
-                    let q = d.get_chained(&self.wdl_chained, &mut at);
-                    d.swap();
-                    quad.copy_from_slice(&QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)]);
-                }
-                let tail = quads.into_remainder();
-                if !tail.is_empty() {
-                    let q = d.get_chained(&self.wdl_chained, &mut at);
-                    tail.copy_from_slice(&QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)][..tail.len()]);
-                }
-            }
+            // Format 5 returned above; one context chain across both lanes.
+            Coding::V4 | Coding::V5 => self.decode_quads_on_lanes::<false>(&mut d, out),
         }
         d.check()?;
         if out.len() == len {
             d.finish()?;
         }
         Ok(())
+    }
+
+    /// Decode `out.len()` WDL symbols as quads from a two-lane decoder,
+    /// quad `q` on lane `q mod 2`. `PER_LANE`: each lane has its own chain
+    /// of contexts (format 5), not one chain across both (format 4).
+    fn decode_quads_on_lanes<const PER_LANE: bool>(&self, d: &mut Decoder, out: &mut [u8]) {
+        let (mut at, mut other) = (wdl_ctx(WDL_DRAW, WDL_DRAW), wdl_ctx(WDL_DRAW, WDL_DRAW));
+        let mut quads = out.chunks_exact_mut(QUAD);
+        for quad in &mut quads {
+            let q = d.get_chained(&self.wdl_chained, &mut at);
+            d.swap();
+            if PER_LANE {
+                std::mem::swap(&mut at, &mut other);
+            }
+            quad.copy_from_slice(&QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)]);
+        }
+        let tail = quads.into_remainder();
+        if !tail.is_empty() {
+            let q = d.get_chained(&self.wdl_chained, &mut at);
+            tail.copy_from_slice(&QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)][..tail.len()]);
+        }
     }
 
     /// The WDL symbol of slot `off` of a block of `len` slots (format 5:

@@ -5,7 +5,7 @@
 //! Why this and not an entropy coder over a context model (format 4):
 //! measured on the full tables, Rice codes with a base and a parameter per
 //! segment and class cost the same bits as format 4's rANS contexts
-//! (cannon-chess 3.50 against 3.54 bits per used slot, two-cannons 4.20
+//! (cannon-chess 3.50 against 3.54 bits per used slot, two-cannons 4.23
 //! against 4.24), and need no decode table at all. Because the unary parts
 //! and the low bits are kept apart, the code of slot `t` of a segment sits
 //! after exactly `t` one-bits of the unary part and at a bit offset of the

@@ -21,9 +21,7 @@
 
 use super::super::rans::{Decoder, Encoder};
 use super::super::rice;
-use super::{
-    wdl_ctx, wdl_of, Segments, TierModel, QUAD, QUAD_DIGITS, QUAD_SYMBOLS, WDL_DRAW, WDL_WIN,
-};
+use super::{wdl_ctx, wdl_of, Segments, TierModel, QUAD, WDL_DRAW, WDL_WIN};
 use crate::value::Packed;
 
 /// Slots per part.
@@ -122,19 +120,7 @@ impl TierModel {
         let mut d = Decoder::new_two(bytes)?;
         // Each lane's context chain is its own (see `quad_steps`), so the
         // two chains of table loads run side by side.
-        let (mut at, mut other) = (wdl_ctx(WDL_DRAW, WDL_DRAW), wdl_ctx(WDL_DRAW, WDL_DRAW));
-        let mut quads = out.chunks_exact_mut(QUAD);
-        for quad in &mut quads {
-            let q = d.get_chained(&self.wdl_chained, &mut at);
-            d.swap();
-            std::mem::swap(&mut at, &mut other);
-            quad.copy_from_slice(&QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)]);
-        }
-        let tail = quads.into_remainder();
-        if !tail.is_empty() {
-            let q = d.get_chained(&self.wdl_chained, &mut at);
-            tail.copy_from_slice(&QUAD_DIGITS[q.min(QUAD_SYMBOLS - 1)][..tail.len()]);
-        }
+        self.decode_quads_on_lanes::<true>(&mut d, out);
         d.check()?;
         if out.len() == len {
             d.finish()?;
