@@ -375,7 +375,8 @@ pub struct TierModel {
     rem_flat: FlatTables,
 }
 
-/// A segmented remoteness stream (format 4): the segments' byte ranges.
+/// A stream cut in pieces behind a table of their ends (u16 LE): format
+/// 4's remoteness segments, format 5's parts. The pieces' byte ranges.
 struct Segments<'a> {
     data: &'a [u8],
     /// End of each segment but the last, relative to `data`.
