@@ -20,35 +20,13 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use qibase::game::{Game, TierKey};
+use qibase::cli::bench_probe::sample;
+use qibase::game::Game;
 use qibase::games::AnyGame;
 use qibase::tablebase::cache::BlockCache;
 use qibase::tablebase::Tablebase;
 use qibase::value::Value;
 use qibase::with_game;
-
-fn sample<G: Game>(g: &G, tiers: &[TierKey], n: usize, seed: u64) -> Vec<G::Pos> {
-    let sizes: Vec<u64> = tiers.iter().map(|&t| g.tier_size(t)).collect();
-    let total: u64 = sizes.iter().sum();
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        let mut k = s % total;
-        let mut j = 0;
-        while k >= sizes[j] {
-            k -= sizes[j];
-            j += 1;
-        }
-        let p = g.unrank(tiers[j], k);
-        if g.rank(tiers[j], &p) == k {
-            out.push(p);
-        }
-    }
-    out
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -74,8 +74,9 @@ fn clocked<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
     (r, wall, cpu)
 }
 
-/// `n` positions drawn uniformly from the used slots of `tiers`.
-fn sample<G: Game>(g: &G, tiers: &[TierKey], n: usize, seed: u64) -> Vec<G::Pos> {
+/// `n` positions drawn uniformly from the used slots of `tiers` (also the
+/// development examples' sampler).
+pub fn sample<G: Game>(g: &G, tiers: &[TierKey], n: usize, seed: u64) -> Vec<G::Pos> {
     let sizes: Vec<u64> = tiers.iter().map(|&t| g.tier_size(t)).collect();
     let total: u64 = sizes.iter().sum();
     let mut next = rng(seed);
