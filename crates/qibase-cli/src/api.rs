@@ -1,0 +1,383 @@
+//! The one JSON vocabulary of qibase: the answers of `query --json`,
+//! `query -`, `moves --json`, `bestmove --json`, the `engine` and the HTTP
+//! API are built here from the same serde types, so a field means the same
+//! thing everywhere (documented in `docs/http-api.md` and
+//! `docs/engine-protocol.md`).
+//!
+//! * a value is always three fields side by side: `value` (`"win 7"`,
+//!   `"loss 3"`, `"draw"`), `category` (`win`/`draw`/`loss`) and
+//!   `remoteness` (plies, `null` for a draw);
+//! * `end` is `null` or why the game is over in a position;
+//! * a move is `{move, position, value…, end}`, the same in every list;
+//! * `pass` is the position after a time-out pass (play mode).
+
+use serde::{Deserialize, Serialize};
+
+use qibase::ai::{choose, Difficulty, Rng};
+use qibase::analysis::{analyse, pass_turn, principal_variation, LookupError, MoveInfo, Oracle};
+use qibase::game::{Game, GameEnd};
+use qibase::value::{Value, Wdl};
+
+/// Win, draw or loss.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// A value as three JSON fields (flattened into the object holding it).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct ValueJson {
+    /// `win N`, `loss N` or `draw`.
+    pub value: String,
+    pub category: Category,
+    /// Plies to the end with perfect play; `None` (null) for a draw.
+    pub remoteness: Option<u16>,
+}
+
+impl From<Value> for ValueJson {
+    fn from(v: Value) -> Self {
+        ValueJson {
+            value: v.to_string(),
+            category: match v.wdl() {
+                Wdl::Win => Category::Win,
+                Wdl::Draw => Category::Draw,
+                Wdl::Loss => Category::Loss,
+            },
+            remoteness: v.remoteness(),
+        }
+    }
+}
+
+/// Why the game is over in a position. The value is that position's,
+/// from the view of its side to move (so always `loss 0`, `win 0` or `draw`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct EndJson {
+    pub reason: String,
+    #[serde(flatten)]
+    pub value: ValueJson,
+}
+
+impl From<GameEnd> for EndJson {
+    fn from(e: GameEnd) -> Self {
+        EndJson {
+            reason: e.reason.describe().to_string(),
+            value: e.value.into(),
+        }
+    }
+}
+
+/// One legal move.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct MoveJson {
+    /// In the notation of docs/rules.md, always `from-to`.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The position after the move.
+    pub position: String,
+    /// The pieces after the move: one character per point, in the order of
+    /// the game's points (`/api/v1/games/{game}`), `.` for empty.
+    pub board: String,
+    /// The move's value from the mover's view, counting the move. Absent in
+    /// `moves` answers (which need no tablebase) unless the move ends the game.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub value: Option<ValueJson>,
+    /// Why the game is over after the move, if it is.
+    pub end: Option<EndJson>,
+}
+
+impl MoveJson {
+    fn of<G: Game>(g: &G, m: &MoveInfo<G>) -> MoveJson {
+        MoveJson {
+            mv: m.text.clone(),
+            position: g.format_pos(&m.after),
+            board: board_of(g, &m.after),
+            value: Some(m.value.into()),
+            end: g.game_end(&m.after).map(EndJson::from),
+        }
+    }
+}
+
+/// The answer of `query`: the value, every move's value best first, the
+/// principal variation.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct QueryJson {
+    pub game: String,
+    pub position: String,
+    /// Letter of the side to move.
+    /// One character per point, in the game's point order.
+    pub board: String,
+    pub side_to_move: String,
+    /// The position's value, from the side to move's view.
+    #[serde(flatten)]
+    pub value: ValueJson,
+    pub end: Option<EndJson>,
+    /// The first of `moves` (null if the game is over).
+    pub best: Option<String>,
+    /// Every legal move, best first: by value (fastest win, draw, longest
+    /// loss), equal values in notation order.
+    pub moves: Vec<MoveJson>,
+    /// Both sides playing the first move of that order until the game ends
+    /// (at most 40 plies for a draw); starts with `best`. Absent in `query -`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pv: Option<Vec<MoveJson>>,
+    /// The position after a time-out pass (null if the game is over).
+    pub pass: Option<String>,
+}
+
+/// The answer of `moves`: the rules only, no tablebase needed.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct MovesJson {
+    pub game: String,
+    pub position: String,
+    /// One character per point, in the game's point order.
+    pub board: String,
+    pub side_to_move: String,
+    pub end: Option<EndJson>,
+    /// Every legal move in move-generator order.
+    pub moves: Vec<MoveJson>,
+    pub pass: Option<String>,
+}
+
+/// The answer of `bestmove`: the program's move at a difficulty level.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct BestmoveJson {
+    pub game: String,
+    pub position: String,
+    /// One character per point, in the game's point order.
+    pub board: String,
+    pub side_to_move: String,
+    /// The position's value, from the side to move's view.
+    #[serde(flatten)]
+    pub value: ValueJson,
+    pub end: Option<EndJson>,
+    pub difficulty: String,
+    /// The seed of this answer's random choices, if one was given.
+    pub seed: Option<u64>,
+    /// The chosen move (null if the game is over).
+    #[serde(rename = "move")]
+    pub mv: Option<MoveJson>,
+    /// Whether the move keeps the position's exact value (null if no move).
+    pub optimal: Option<bool>,
+    pub pass: Option<String>,
+}
+
+/// Every error, everywhere: `{"error": "...", "code": "..."}`, plus the
+/// offending input in `query -` and the command's `id` in the engine.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ErrorJson {
+    pub error: String,
+    pub code: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<String>,
+}
+
+/// Error codes of bad input (the tablebase codes come from
+/// [`qibase::tablebase::TbErrorKind::code`]).
+pub mod code {
+    pub const BAD_POSITION: &str = "bad_position";
+    pub const BAD_MOVE: &str = "bad_move";
+    pub const BAD_DIFFICULTY: &str = "bad_difficulty";
+    pub const BAD_SEED: &str = "bad_seed";
+    pub const BAD_REQUEST: &str = "bad_request";
+    pub const UNKNOWN_GAME: &str = "unknown_game";
+    pub const NOT_FOUND: &str = "not_found";
+    pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
+    pub const TIMEOUT: &str = "timeout";
+    pub const TOO_LARGE: &str = "too_large";
+    pub const INTERNAL: &str = "internal";
+}
+
+/// An error with its code (see [`code`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn json(&self) -> ErrorJson {
+        ErrorJson {
+            error: self.message.clone(),
+            code: self.code.to_string(),
+            position: None,
+        }
+    }
+
+    /// Bad input (as opposed to a failure while working).
+    pub fn is_input(&self) -> bool {
+        self.code.starts_with("bad_") || self.code == code::UNKNOWN_GAME
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<ApiError> for String {
+    fn from(e: ApiError) -> Self {
+        e.message
+    }
+}
+
+impl From<LookupError> for ApiError {
+    fn from(e: LookupError) -> Self {
+        ApiError::new(e.code(), e.to_string())
+    }
+}
+
+/// Parse a position; the error is a `bad_position`.
+pub fn parse_position<G: Game>(g: &G, text: &str) -> Result<G::Pos, ApiError> {
+    g.parse_pos(text)
+        .map_err(|e| ApiError::new(code::BAD_POSITION, format!("bad position: {e}")))
+}
+
+/// `p` after the move `mv` (notation), if one is given; a `bad_move` if it
+/// is malformed or illegal.
+pub fn after_move<G: Game>(g: &G, p: G::Pos, mv: Option<&str>) -> Result<G::Pos, ApiError> {
+    let Some(text) = mv else { return Ok(p) };
+    if g.game_end(&p).is_some() {
+        return Err(ApiError::new(
+            code::BAD_MOVE,
+            format!("bad move '{text}': the game is over"),
+        ));
+    }
+    let m = g
+        .parse_move(&p, text)
+        .map_err(|e| ApiError::new(code::BAD_MOVE, format!("bad move: {e}")))?;
+    Ok(g.apply(&p, &m))
+}
+
+/// Parse a difficulty level; the error is a `bad_difficulty`.
+pub fn parse_difficulty(text: &str) -> Result<Difficulty, ApiError> {
+    text.parse()
+        .map_err(|e: String| ApiError::new(code::BAD_DIFFICULTY, e))
+}
+
+fn side_letter<G: Game>(g: &G, p: &G::Pos) -> String {
+    g.side_letter(g.side_to_move(p)).to_string()
+}
+
+/// Where the pieces are: one character per point, in point order.
+pub fn board_of<G: Game>(g: &G, p: &G::Pos) -> String {
+    g.occupancy(p).into_iter().collect()
+}
+
+/// The position after a time-out pass; `None` when the game is over.
+fn pass_of<G: Game>(g: &G, p: &G::Pos, end: &Option<GameEnd>) -> Option<String> {
+    if end.is_some() {
+        return None;
+    }
+    pass_turn(g, p).ok().map(|q| g.format_pos(&q))
+}
+
+/// The `query` answer; with the principal variation if `with_pv`.
+pub fn query<G: Game>(
+    g: &G,
+    oracle: &dyn Oracle<G>,
+    p: &G::Pos,
+    with_pv: bool,
+) -> Result<QueryJson, LookupError> {
+    let a = analyse(g, oracle, p)?;
+    let pv = if with_pv {
+        let line = principal_variation(g, oracle, p)?;
+        Some(line.iter().map(|m| MoveJson::of(g, m)).collect())
+    } else {
+        None
+    };
+    Ok(QueryJson {
+        game: g.id().to_string(),
+        position: g.format_pos(p),
+        board: board_of(g, p),
+        side_to_move: side_letter(g, p),
+        value: a.value.into(),
+        end: a.end.map(EndJson::from),
+        best: a.best().map(|m| m.text.clone()),
+        moves: a.moves.iter().map(|m| MoveJson::of(g, m)).collect(),
+        pv,
+        pass: pass_of(g, p, &a.end),
+    })
+}
+
+/// The `moves` answer: legal moves and where they lead, by the rules alone.
+pub fn moves<G: Game>(g: &G, p: &G::Pos) -> MovesJson {
+    let end = g.game_end(p);
+    let mut ms = Vec::new();
+    if end.is_none() {
+        g.moves(p, &mut ms);
+    }
+    let list = ms
+        .iter()
+        .map(|m| {
+            let q = g.apply(p, m);
+            let e = g.game_end(&q);
+            MoveJson {
+                mv: g.format_move(m),
+                position: g.format_pos(&q),
+                board: board_of(g, &q),
+                value: e.map(|e| Value::of_move_to(e.value).into()),
+                end: e.map(EndJson::from),
+            }
+        })
+        .collect();
+    MovesJson {
+        game: g.id().to_string(),
+        position: g.format_pos(p),
+        board: board_of(g, p),
+        side_to_move: side_letter(g, p),
+        end: end.map(EndJson::from),
+        moves: list,
+        pass: pass_of(g, p, &end),
+    }
+}
+
+/// The `bestmove` answer. With `seed`, a fresh generator with that seed
+/// makes this answer's random choices; else `rng`.
+pub fn bestmove<G: Game>(
+    g: &G,
+    oracle: &dyn Oracle<G>,
+    p: &G::Pos,
+    level: Difficulty,
+    seed: Option<u64>,
+    rng: &mut Rng,
+) -> Result<BestmoveJson, LookupError> {
+    let mut own;
+    let rng = match seed {
+        Some(s) => {
+            own = Rng::new(s);
+            &mut own
+        }
+        None => rng,
+    };
+    let (a, pick) = choose(g, oracle, p, level, rng)?;
+    let chosen = pick.map(|i| &a.moves[i]);
+    Ok(BestmoveJson {
+        game: g.id().to_string(),
+        position: g.format_pos(p),
+        board: board_of(g, p),
+        side_to_move: side_letter(g, p),
+        value: a.value.into(),
+        end: a.end.map(EndJson::from),
+        difficulty: level.name().to_string(),
+        seed,
+        mv: chosen.map(|m| MoveJson::of(g, m)),
+        optimal: chosen.map(|m| m.value == a.value),
+        pass: pass_of(g, p, &a.end),
+    })
+}
+
+/// One JSON line (serialising these types cannot fail).
+pub fn to_line<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("the JSON types serialise")
+}

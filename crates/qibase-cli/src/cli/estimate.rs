@@ -1,0 +1,212 @@
+//! `qibase solve VARIANT --estimate`: the size of a solve before it starts,
+//! and the checks that refuse a variant the solver cannot handle — up front,
+//! with one clear line, instead of a panic hours in.
+//!
+//! The solver's limits: a tier's slots are addressed with 32-bit indices;
+//! a position's undecided in-tier moves are counted in 7 bits (127); the
+//! working set of the largest tier must fit in memory. Boards over 32
+//! points are refused when the variant is parsed.
+
+use super::CliError;
+use crate::report::markdown::int as group;
+use qibase::game::{Game, TierKey};
+use qibase::games::AnyGame;
+use qibase::with_game;
+
+/// Most index slots of one tier (32-bit indices in the solver's queues).
+const MAX_TIER_SLOTS: u64 = u32::MAX as u64;
+/// Most distinct in-tier moves the solver's 7-bit counter holds.
+const MAX_COUNTER: u32 = 127;
+/// Solver bytes per slot of the tier being solved (packed value + counter).
+const BYTES_PER_SLOT: u64 = 3;
+/// Bytes per slot of a loaded dependency (packed value).
+const BYTES_PER_DEP_SLOT: u64 = 2;
+/// Worst case of the level queues, bytes per slot (a 32-bit index for each
+/// decided position and each tentative win).
+const QUEUE_BYTES_PER_SLOT: u64 = 4;
+
+/// The size of a solve.
+pub struct Estimate {
+    pub tiers: Vec<TierEstimate>,
+    pub positions: u64,
+    pub slots: u64,
+    /// Bound on the distinct in-tier moves of any position.
+    pub max_moves: u32,
+}
+
+pub struct TierEstimate {
+    pub name: String,
+    pub slots: u64,
+    pub positions: u64,
+    /// Working arrays while solving this tier (itself + loaded dependencies).
+    pub memory: u64,
+    /// The same with worst-case queues.
+    pub memory_max: u64,
+}
+
+impl Estimate {
+    fn largest(&self) -> Option<&TierEstimate> {
+        self.tiers.iter().max_by_key(|t| t.slots)
+    }
+
+    fn memory(&self) -> (u64, u64) {
+        let lo = self.tiers.iter().map(|t| t.memory).max().unwrap_or(0);
+        let hi = self.tiers.iter().map(|t| t.memory_max).max().unwrap_or(0);
+        (lo, hi)
+    }
+}
+
+/// Sizes of every tier of `g` (or of the subset).
+pub fn estimate<G: Game>(g: &G, max_pieces: Option<u32>, max_moves: u32) -> Estimate {
+    let tiers: Vec<TierKey> = g.tiers(max_pieces);
+    let mut out = Estimate {
+        tiers: Vec::new(),
+        positions: 0,
+        slots: 0,
+        max_moves,
+    };
+    for &t in &tiers {
+        let slots = g.tier_size(t);
+        let deps: u64 = g.tier_deps(t).iter().map(|&d| g.tier_size(d)).sum();
+        let memory = BYTES_PER_SLOT * slots + BYTES_PER_DEP_SLOT * deps;
+        out.tiers.push(TierEstimate {
+            name: g.tier_name(t),
+            slots,
+            positions: g.tier_positions(t),
+            memory,
+            memory_max: memory + QUEUE_BYTES_PER_SLOT * slots,
+        });
+        out.positions += g.tier_positions(t);
+        out.slots += slots;
+    }
+    out
+}
+
+/// A bound on the distinct in-tier (non-capturing) moves of any position.
+pub fn max_moves_bound(any: &AnyGame) -> u32 {
+    match any {
+        AnyGame::CannonChess(g) => g.max_in_tier_moves(),
+        AnyGame::Cannons(g) => g.max_in_tier_moves(),
+        // Three own pieces and the shared piece, at most six lines each.
+        AnyGame::Weiming(_) => 4 * 6,
+    }
+}
+
+/// The estimate of `any`, or the one-line reason the solver cannot take it.
+pub fn check(any: &AnyGame, max_pieces: Option<u32>) -> Result<Estimate, CliError> {
+    let max_moves = max_moves_bound(any);
+    let (id, e) = with_game!(any, |g| (
+        g.id().to_string(),
+        estimate(g, max_pieces, max_moves)
+    ));
+    if let Some(t) = e.tiers.iter().find(|t| t.slots > MAX_TIER_SLOTS) {
+        return Err(CliError::input(format!(
+            "{id} cannot be solved: tier {} has {} index slots, over the solver's 32-bit index width ({MAX_TIER_SLOTS}); try --max-pieces or a smaller variant",
+            t.name,
+            group(t.slots)
+        )));
+    }
+    if e.max_moves > MAX_COUNTER {
+        return Err(CliError::input(format!(
+            "{id} cannot be solved: a position may have up to {} distinct moves, more than the solver's 7-bit counter holds ({MAX_COUNTER})",
+            e.max_moves
+        )));
+    }
+    let (need, _) = e.memory();
+    if let Some(total) = mem_total() {
+        if need > total {
+            return Err(CliError::input(format!(
+                "{id} cannot be solved here: its largest tier needs at least {} of memory, this machine has {}; try --max-pieces",
+                bytes(need),
+                bytes(total)
+            )));
+        }
+    }
+    Ok(e)
+}
+
+/// Print the estimate (the `--estimate` output).
+pub fn print(any: &AnyGame, e: &Estimate) {
+    let (id, title) = with_game!(any, |g| (g.id().to_string(), g.title().to_string()));
+    println!("{id} ({title})");
+    println!(
+        "{:>8} {:>16} {:>18} {:>12}",
+        "tier", "slots", "positions", "memory"
+    );
+    for t in &e.tiers {
+        println!(
+            "{:>8} {:>16} {:>18} {:>12}",
+            t.name,
+            group(t.slots),
+            group(t.positions),
+            bytes(t.memory)
+        );
+    }
+    let (lo, hi) = e.memory();
+    let largest = e.largest().map_or("none".to_string(), |t| {
+        format!("{} ({} slots)", t.name, group(t.slots))
+    });
+    let machine = match (mem_total(), mem_available()) {
+        (Some(t), Some(a)) => format!("; this machine: {} total, {} available", bytes(t), bytes(a)),
+        _ => String::new(),
+    };
+    println!(
+        "estimate: {} tiers, {} positions, {} index slots, largest tier {largest}, memory {} to {} (with worst-case queues){machine}; at most {} distinct moves a position (counter holds {MAX_COUNTER})",
+        e.tiers.len(),
+        group(e.positions),
+        group(e.slots),
+        bytes(lo),
+        bytes(hi),
+        e.max_moves
+    );
+}
+
+fn meminfo(key: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with(key))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn mem_total() -> Option<u64> {
+    meminfo("MemTotal:")
+}
+
+fn mem_available() -> Option<u64> {
+    meminfo("MemAvailable:")
+}
+
+fn bytes(b: u64) -> String {
+    const MIB: f64 = (1u64 << 20) as f64;
+    if b as f64 >= 1024.0 * MIB {
+        format!("{:.1} GiB", b as f64 / (1024.0 * MIB))
+    } else {
+        format!("{:.1} MiB", b as f64 / MIB)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_limits() {
+        let any = AnyGame::from_id("three-cannons").unwrap();
+        let e = check(&any, Some(5)).unwrap();
+        assert_eq!(e.slots, 22_612_634);
+        assert_eq!(e.positions, 163_037_800);
+        assert_eq!(e.largest().unwrap().name, "k5");
+        // k5 itself (3 B/slot) and k4 loaded (2 B/slot).
+        assert_eq!(e.memory().0, 3 * 16_801_092 + 2 * 4_666_970);
+        // cannon chess on 32 points, 15 a side: tiers far over 2^32 slots.
+        let big = AnyGame::from_id("cannon-chess:board=8x4,pieces=15")
+            .err()
+            .unwrap();
+        assert!(big.contains("numbering-table"), "{big}");
+        let wide = AnyGame::from_id("cannon-chess:board=8x4,pieces=7").unwrap();
+        let err = check(&wide, None).err().unwrap().message;
+        assert!(err.contains("32-bit index width"), "{err}");
+        assert_eq!(group(1_234_567), "1,234,567");
+        assert_eq!(group(12), "12");
+    }
+}

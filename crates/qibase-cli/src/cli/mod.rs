@@ -1,0 +1,57 @@
+//! The `qibase` command line: one module per command family.
+
+use std::fmt;
+
+pub mod convert;
+pub mod engine;
+pub mod estimate;
+pub mod play;
+pub mod query;
+pub mod report;
+pub mod rules;
+pub mod serve;
+pub mod solve;
+pub mod verify;
+
+/// A command failure: one line for stderr and the exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub message: String,
+    pub code: i32,
+}
+
+impl CliError {
+    /// Bad input from the user (malformed position or move, unknown game): exit 2.
+    pub fn input(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            code: 2,
+        }
+    }
+    /// A failure while doing the work (missing/corrupt tablebase, I/O): exit 1.
+    pub fn failure(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            code: 1,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<qibase::tablebase::TbError> for CliError {
+    fn from(e: qibase::tablebase::TbError) -> Self {
+        CliError::failure(e.to_string())
+    }
+}
+
+pub type CliResult = Result<(), CliError>;
+
+/// Look a game up by id, as a CLI input error if unknown.
+pub fn game_by_id(id: &str) -> Result<qibase::games::AnyGame, CliError> {
+    qibase::games::AnyGame::from_id(id).map_err(CliError::input)
+}

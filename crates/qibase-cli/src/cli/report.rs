@@ -1,0 +1,40 @@
+//! `qibase report`: write `reports/<game>.md` and its SVG figures from a
+//! complete tablebase.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{game_by_id, CliError, CliResult};
+use crate::report::{generate, ReportOptions};
+use qibase::with_game;
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Game id (see `qibase games`).
+    pub game: String,
+    /// Tablebase directory.
+    #[arg(long, default_value = "tablebases")]
+    pub dir: PathBuf,
+    /// Output directory for the report and its figures.
+    #[arg(long, default_value = "reports")]
+    pub out: PathBuf,
+    /// Where to find the tablebase of the companion game compared in the
+    /// report (the other cannon-chess board); default: --dir.
+    #[arg(long)]
+    pub compare_dir: Option<PathBuf>,
+}
+
+pub fn run(a: &ReportArgs) -> CliResult {
+    let any = game_by_id(&a.game)?;
+    let opts = ReportOptions {
+        dir: a.dir.clone(),
+        out: a.out.clone(),
+        compare_dir: a.compare_dir.clone(),
+    };
+    let files = with_game!(any, |g| generate(g, &opts)).map_err(CliError::failure)?;
+    for f in files {
+        println!("wrote {}", f.display());
+    }
+    Ok(())
+}

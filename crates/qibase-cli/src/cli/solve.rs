@@ -1,0 +1,125 @@
+//! `qibase solve`: run the retrograde solver and write tablebases.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+
+use super::{estimate, game_by_id, CliError, CliResult};
+use qibase::games::GAME_IDS;
+use qibase::solver::{peak_rss_bytes, solve_game, SolveOptions, TierReport};
+use qibase::with_game;
+
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Game ids or variants to solve (`GAME:key=value,…`; see `qibase games` and `qibase --help`).
+    pub games: Vec<String>,
+    /// Solve every game.
+    #[arg(long)]
+    pub all: bool,
+    /// Tablebase directory.
+    #[arg(long, default_value = "tablebases")]
+    pub dir: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Only the closed subset with at most N pieces a side (cannon games: at most N soldiers).
+    #[arg(long)]
+    pub max_pieces: Option<u32>,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print positions, slots, the largest tier and the memory needed, and
+    /// solve nothing.
+    #[arg(long)]
+    pub estimate: bool,
+}
+
+pub fn run(a: &SolveArgs) -> CliResult {
+    let ids: Vec<String> = if a.all {
+        GAME_IDS.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.games.clone()
+    };
+    if ids.is_empty() {
+        return Err(CliError::input("name at least one game to solve, or --all"));
+    }
+    let games = ids
+        .iter()
+        .map(|id| game_by_id(id))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Refuse what the solver cannot take before anything is solved.
+    let estimates = games
+        .iter()
+        .map(|g| estimate::check(g, a.max_pieces))
+        .collect::<Result<Vec<_>, _>>()?;
+    if a.estimate {
+        for (g, e) in games.iter().zip(&estimates) {
+            estimate::print(g, e);
+        }
+        return Ok(());
+    }
+    let pool = thread_pool(a.threads)?;
+    let opts = SolveOptions {
+        dir: a.dir.clone(),
+        max_pieces: a.max_pieces,
+        progress: !a.quiet,
+    };
+    let t0 = Instant::now();
+    let (mut solved, mut slots) = (0u64, 0u64);
+    for (id, any) in ids.iter().zip(&games) {
+        let reports = with_game!(any, |g| pool.install(|| solve_game(g, &opts)))?;
+        print_table(id, &reports);
+        for r in reports.iter().filter(|r| !r.skipped) {
+            solved += r.positions;
+            slots += r.slots;
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let peak = peak_rss_bytes().map_or("unknown".into(), |b| {
+        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
+    });
+    println!(
+        "solved {solved} positions ({slots} index slots) in {secs:.2} s ({:.2} M positions/s, {:.2} M slots/s), {} threads, peak memory {peak}",
+        solved as f64 / secs.max(1e-9) / 1e6,
+        slots as f64 / secs.max(1e-9) / 1e6,
+        pool.current_num_threads()
+    );
+    Ok(())
+}
+
+/// The solver's worker threads (`None`: one per core).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(CliError::input("--threads must be at least 1"));
+        }
+        builder = builder.num_threads(n);
+    }
+    builder
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start threads: {e}")))
+}
+
+/// Per tier: index slots and, among the slots holding a position, how many
+/// are wins, losses and draws for the side to move.
+pub fn print_table(id: &str, reports: &[TierReport]) {
+    println!("{id}");
+    println!(
+        "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9} {:>10}",
+        "tier", "slots", "wins", "losses", "draws", "max win", "max loss", "seconds", "M slots/s"
+    );
+    for r in reports {
+        let s = &r.stats;
+        let rate = if r.skipped {
+            "(done)".to_string()
+        } else {
+            format!("{:.2}", r.slots as f64 / s.seconds.max(1e-9) / 1e6)
+        };
+        println!(
+            "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9.2} {:>10}",
+            r.name, r.slots, s.wins, s.losses, s.draws, s.max_win, s.max_loss, s.seconds, rate
+        );
+    }
+}

@@ -1,0 +1,291 @@
+//! `qibase verify` (checksums + local consistency of every stored value)
+//! and `qibase info` (what is on disk).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{game_by_id, CliError, CliResult};
+use qibase::game::{Game, TierKey};
+use qibase::solver::{check_tier, Lower};
+use qibase::tablebase::{tier_path, TbError, TierFile};
+use qibase::value::Packed;
+use qibase::with_game;
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Game id (see `qibase games`).
+    pub game: String,
+    /// Tablebase directory.
+    #[arg(long, default_value = "tablebases")]
+    pub dir: PathBuf,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The tiers of `g` that have a file in `dir`, or an error naming the
+/// command that makes them.
+pub fn present_tiers<G: Game>(g: &G, dir: &std::path::Path) -> Result<Vec<TierKey>, CliError> {
+    let tiers: Vec<TierKey> = g
+        .tiers(None)
+        .into_iter()
+        .filter(|&t| tier_path(dir, g.id(), &g.tier_name(t)).exists())
+        .collect();
+    if tiers.is_empty() {
+        return Err(CliError::failure(format!(
+            "no tier files of {} in {} (`qibase solve {}{}` makes them)",
+            g.id(),
+            dir.join(g.id()).display(),
+            g.id(),
+            if dir == std::path::Path::new("tablebases") {
+                String::new()
+            } else {
+                format!(" --dir {}", dir.display())
+            }
+        )));
+    }
+    Ok(tiers)
+}
+
+pub fn verify(a: &VerifyArgs) -> CliResult {
+    let any = game_by_id(&a.game)?;
+    with_game!(any, |g| {
+        let t0 = Instant::now();
+        let tiers = present_tiers(g, &a.dir)?;
+        let load = |t: TierKey| -> Result<Vec<Packed>, TbError> {
+            let path = tier_path(&a.dir, g.id(), &g.tier_name(t));
+            TierFile::open(&path, g.id(), g.rules_hash(), t)?.read_all()
+        };
+        let mut cache: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
+        let mut problems = 0u64;
+        let mut positions = 0u64;
+        for (k, &t) in tiers.iter().enumerate() {
+            let name = g.tier_name(t);
+            let values = match cache
+                .get(&t)
+                .cloned()
+                .map(Ok)
+                .unwrap_or_else(|| load(t).map(Arc::new))
+            {
+                Ok(v) => v,
+                Err(e) => {
+                    println!("{name:>8}  BAD  {e}");
+                    problems += 1;
+                    continue;
+                }
+            };
+            let mut lower = HashMap::new();
+            let mut missing = None;
+            for d in g.tier_deps(t) {
+                let v = match cache.get(&d) {
+                    Some(v) => v.clone(),
+                    None => match load(d) {
+                        Ok(v) => Arc::new(v),
+                        Err(e) => {
+                            missing = Some(e);
+                            break;
+                        }
+                    },
+                };
+                lower.insert(d, v);
+            }
+            if let Some(e) = missing {
+                println!("{name:>8}  SKIP cannot check against a lower tier: {e}");
+                problems += 1;
+                continue;
+            }
+            let bar = if a.quiet {
+                ProgressBar::hidden()
+            } else {
+                let b = ProgressBar::new(values.len() as u64);
+                b.set_style(
+                    ProgressStyle::with_template(
+                        "{prefix:>8} [{elapsed_precise}] {bar:30} {pos}/{len} {per_sec} eta {eta}",
+                    )
+                    .unwrap(),
+                );
+                b.set_prefix(name.clone());
+                b
+            };
+            let mut deps = Lower::new();
+            for (d, v) in &lower {
+                deps.add(*d, v);
+            }
+            let report = check_tier(g, t, &values, &deps, 5, &|k| bar.inc(k));
+            bar.finish_and_clear();
+            let (checked, bad) = (report.checked, report.inconsistent);
+            let examples = report.examples.iter().map(|e| {
+                format!(
+                    "{}: stored {}, expected {}",
+                    g.format_pos(&g.unrank(t, e.index)),
+                    e.stored.map_or("nothing".into(), |v| v.to_string()),
+                    e.expected
+                        .map_or("? (a child has no value)".into(), |v| v.to_string())
+                )
+            });
+            positions += checked;
+            problems += bad;
+            println!(
+                "{name:>8}  {}  {checked} positions checked, {bad} inconsistent",
+                if bad == 0 { "ok " } else { "BAD" }
+            );
+            for e in examples {
+                println!("          {e}");
+            }
+            // Keep what later tiers need.
+            cache.insert(t, values);
+            for (d, v) in lower {
+                cache.insert(d, v);
+            }
+            let needed: Vec<TierKey> = tiers[k + 1..]
+                .iter()
+                .flat_map(|&u| g.tier_deps(u))
+                .collect();
+            cache.retain(|key, _| needed.contains(key));
+        }
+        println!(
+            "{problems} inconsistencies ({positions} positions in {} tier file(s), {:.1} s)",
+            tiers.len(),
+            t0.elapsed().as_secs_f64()
+        );
+        if problems > 0 {
+            return Err(CliError::failure(format!(
+                "verify found {problems} inconsistencies in {}",
+                a.dir.join(g.id()).display()
+            )));
+        }
+        Ok(())
+    })
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// Game id (see `qibase games`).
+    pub game: String,
+    /// Tablebase directory.
+    #[arg(long, default_value = "tablebases")]
+    pub dir: PathBuf,
+}
+
+pub fn info(a: &InfoArgs) -> CliResult {
+    let any = game_by_id(&a.game)?;
+    with_game!(any, |g| {
+        println!(
+            "{} ({}) in {}",
+            g.title(),
+            g.id(),
+            a.dir.join(g.id()).display()
+        );
+        println!(
+            "{:>8} {:>12} {:>12} {:>11} {:>7} {:>7} {:>7} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8} {:>7}",
+            "tier",
+            "slots",
+            "used",
+            "file bytes",
+            "WDL b",
+            "rem b",
+            "all b",
+            "wins",
+            "losses",
+            "draws",
+            "max win",
+            "max loss",
+            "solve s",
+            "write s"
+        );
+        let (mut used_all, mut bytes, mut present, mut bad) = (0u64, 0u64, 0usize, 0usize);
+        let (mut wdl_all, mut rem_all) = (0u64, 0u64);
+        let mut real = 0u64;
+        let mut missing = Vec::new();
+        let mut block = None;
+        let all = g.tiers(None);
+        let bits = |b: u64, n: u64| b as f64 * 8.0 / n.max(1) as f64;
+        for &t in &all {
+            let name = g.tier_name(t);
+            let path = tier_path(&a.dir, g.id(), &name);
+            if !path.exists() {
+                missing.push(name);
+                continue;
+            }
+            match TierFile::open(&path, g.id(), g.rules_hash(), t) {
+                Ok(f) => {
+                    let m = f.meta();
+                    let s = &m.stats;
+                    let h = f.header();
+                    let used = m.positions - s.unused;
+                    // Each section owns its half of the block index.
+                    let (_, index) = f.layout().overhead();
+                    let wdl = h.wdl_len + index / 2;
+                    let rem = h.rem_len + index / 2;
+                    println!(
+                        "{name:>8} {:>12} {used:>12} {:>11} {:>7.3} {:>7.3} {:>7.3} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8.2} {:>7.3}",
+                        m.positions,
+                        f.file_len(),
+                        bits(wdl, used),
+                        bits(rem, used),
+                        bits(f.file_len(), used),
+                        s.wins,
+                        s.losses,
+                        s.draws,
+                        s.max_win,
+                        s.max_loss,
+                        s.seconds,
+                        s.write_seconds
+                    );
+                    used_all += used;
+                    wdl_all += wdl;
+                    rem_all += rem;
+                    real += g.tier_positions(t);
+                    bytes += f.file_len();
+                    present += 1;
+                    block = Some(h.block_size);
+                }
+                Err(e) => {
+                    println!("{name:>8}  BAD  {e}");
+                    bad += 1;
+                }
+            }
+        }
+        println!(
+            "{present} of {} tiers present, {used_all} used slots, {bytes} bytes: {:.3} bits per used slot \
+             (WDL section {:.3}, remoteness section {:.3}, headers {:.3})",
+            all.len(),
+            bits(bytes, used_all),
+            bits(wdl_all, used_all),
+            bits(rem_all, used_all),
+            bits(bytes - wdl_all - rem_all, used_all)
+        );
+        println!(
+            "they stand for {real} positions (every placement, both sides to move): {:.3} bits/position",
+            bits(bytes, real)
+        );
+        if let Some(bs) = block {
+            println!(
+                "format {}, {bs} slots per block: WDL rANS-coded over a static context model, remoteness in Rice codes",
+                qibase::tablebase::FORMAT_VERSION
+            );
+        }
+        if !missing.is_empty() {
+            let shown: Vec<_> = missing.iter().take(12).cloned().collect();
+            println!(
+                "missing tiers ({}): {}{}",
+                missing.len(),
+                shown.join(" "),
+                if missing.len() > shown.len() {
+                    " …"
+                } else {
+                    ""
+                }
+            );
+        }
+        if bad > 0 {
+            return Err(CliError::failure(format!("{bad} tier file(s) unreadable")));
+        }
+        Ok(())
+    })
+}

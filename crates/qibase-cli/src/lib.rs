@@ -1,0 +1,14 @@
+//! The `qibase` command line as a library: the commands, the one JSON
+//! vocabulary of every JSON answer, the HTTP server with its web page and
+//! the research report. The binary (`src/main.rs`) only parses arguments
+//! and dispatches; `qibase-dev`'s load generator runs the server in-process.
+//!
+//! * [`api`] — the one JSON vocabulary of every JSON answer (CLI, engine, HTTP);
+//! * [`server`] — `qibase serve`: the HTTP API and the web page;
+//! * [`report`] — the research report of a solved game (markdown and SVG);
+//! * [`cli`] — the `qibase` commands.
+
+pub mod api;
+pub mod cli;
+pub mod report;
+pub mod server;

@@ -1,0 +1,97 @@
+//! The `qibase` binary: parse the command line and dispatch.
+
+use clap::{Parser, Subcommand};
+use qibase_cli::cli::{
+    convert, engine, play, query, report, rules, serve, solve, verify, CliError,
+};
+
+#[derive(Parser)]
+#[command(
+    name = "qibase",
+    version,
+    about = "Exact solutions of small traditional Chinese board games",
+    after_help = qibase::games::variant::help_text()
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the games with board, material and number of positions.
+    Games,
+    /// Draw a position as a board diagram (default: the start position).
+    Show(rules::ShowArgs),
+    /// List every legal move of a position, the result and whether the game ends.
+    Moves(rules::MovesArgs),
+    /// Count move sequences of 1..=DEPTH plies.
+    Perft(rules::PerftArgs),
+    /// Solve games by retrograde analysis and write their tablebases.
+    Solve(solve::SolveArgs),
+    /// A position's exact value, every move's value and the principal variation.
+    Query(query::QueryArgs),
+    /// Check every tablebase checksum and re-derive every stored value from its moves.
+    Verify(verify::VerifyArgs),
+    /// Which tiers are on disk: slots, bits per used slot of each section, solve statistics.
+    Info(verify::InfoArgs),
+    /// Rewrite old (format 2) tablebase files in the current format, without solving again.
+    Convert(convert::ConvertArgs),
+    /// Write the research report of a solved game (markdown and SVG figures).
+    Report(report::ReportArgs),
+    /// Play against the program in the terminal (turn timer, hints, undo, difficulty levels).
+    Play(play::PlayArgs),
+    /// The program's move in a position at a difficulty level.
+    Bestmove(engine::BestmoveArgs),
+    /// Answer JSON Lines commands on stdin (bestmove, query, moves), one JSON line each.
+    Engine(engine::EngineArgs),
+    /// Serve the HTTP API (/api/v1) and the web page (/) on loopback.
+    Serve(serve::ServeArgs),
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            match e.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = e.print();
+                    std::process::exit(0);
+                }
+                _ => {
+                    // Bad usage: one line saying what is wrong (clap's first line).
+                    let text = e.render().to_string();
+                    let first = text
+                        .lines()
+                        .find(|l| !l.trim().is_empty())
+                        .unwrap_or("bad arguments");
+                    eprintln!("{} (see qibase --help)", first.trim_end());
+                    std::process::exit(2);
+                }
+            }
+        }
+    };
+    let result: Result<(), CliError> = match &cli.command {
+        Command::Games => rules::games(),
+        Command::Show(a) => rules::show(a),
+        Command::Moves(a) => rules::moves(a),
+        Command::Perft(a) => rules::perft_cmd(a),
+        Command::Solve(a) => solve::run(a),
+        Command::Query(a) => query::run(a),
+        Command::Verify(a) => verify::verify(a),
+        Command::Info(a) => verify::info(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Bestmove(a) => engine::bestmove(a),
+        Command::Engine(a) => engine::engine(a),
+        Command::Serve(a) => serve::run(a),
+        Command::Report(a) => report::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(e.code);
+    }
+}

@@ -1,0 +1,404 @@
+//! Per-game knowledge the report needs beyond the [`Game`] trait.
+//!
+//! What a tablebase slot stands for differs by game, and the report counts
+//! *positions* (a board, a side to move and, in weiming, the lock flag):
+//!
+//! * weiming: one slot is one position;
+//! * cannon chess: a slot is a placement (pieces of the side to move, pieces
+//!   of the other side) and stands for two positions, X to move and the colour
+//!   swap with O to move, of equal value. These are the slot's two *variants*;
+//! * the cannon games: a slot is an orbit of positions under the 8 symmetries
+//!   of the board and stands for as many positions as the orbit has members.
+//!
+//! How many positions a slot stands for is the game's own answer
+//! ([`Game::orbit_size`]); the report only splits it over the variants.
+
+use std::fmt::Write as _;
+
+use super::markdown::{int, verdict};
+use super::{Probe, ReportOptions};
+use qibase::game::{Game, Side};
+use qibase::games::cannon_chess::{CannonChess, CcPos};
+use qibase::games::cannons::{Cannons, CannonsPos};
+use qibase::games::weiming::{Weiming, WeimingPos};
+use qibase::tablebase;
+use qibase::value::Value;
+
+/// The report's view of a game.
+pub trait ReportGame: Game {
+    /// How many distinct positions share one slot and are told apart by
+    /// [`with_variant`](Self::with_variant) (cannon chess: 2, the colour to move).
+    fn variants(&self) -> u32 {
+        1
+    }
+    /// Variant `v` of the position `unrank` returned.
+    fn with_variant(&self, p: &Self::Pos, _v: u32) -> Self::Pos {
+        *p
+    }
+    /// The variant of any position.
+    fn variant(&self, _p: &Self::Pos) -> u32 {
+        0
+    }
+    /// What is counted, for the report's notes.
+    fn counting_note(&self) -> String;
+
+    /// The same placement with the other side to move (the lock flag kept).
+    fn side_swapped(&self, p: &Self::Pos) -> Self::Pos;
+    /// Weiming: the same position with the lock flag set, if `p` has it clear.
+    fn locked_twin(&self, _p: &Self::Pos) -> Option<Self::Pos> {
+        None
+    }
+
+    /// Heat map layers: names of the piece kinds shown.
+    fn heat_kinds(&self) -> Vec<&'static str>;
+    /// Bitboards (bit = point in `point_names` order) of each kind in `p`.
+    fn heat_bits(&self, p: &Self::Pos) -> [u32; 3];
+    /// The two classes compared by the heat map.
+    /// Default: won vs lost for the side to move.
+    fn heat_classes(&self) -> [&'static str; 2] {
+        ["won for the side to move", "lost for the side to move"]
+    }
+    /// Which class a position of value `v` belongs to, if any.
+    fn heat_class(&self, _p: &Self::Pos, v: Value) -> Option<usize> {
+        match v {
+            Value::Win(_) => Some(0),
+            Value::Loss(_) => Some(1),
+            Value::Draw => None,
+        }
+    }
+    /// Point counts summed over representatives only, spread over each
+    /// orbit (identity without symmetry reduction).
+    fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
+        counts.to_vec()
+    }
+
+    /// The rules in brief and the interpretations taken (markdown), for
+    /// the family's presets; a variant's parameters are listed after them.
+    fn rules_brief(&self) -> &'static str;
+
+    /// The family's variant parameters (for the report's list of what a
+    /// variant changes). Default: none.
+    fn param_docs(&self) -> &'static [qibase::games::variant::ParamDoc] {
+        &[]
+    }
+
+    /// Game-specific sections (markdown), e.g. other setups or boards.
+    fn extra_sections(&self, _probe: &Probe<Self>, _opts: &ReportOptions) -> Result<String, String>
+    where
+        Self: Sized,
+    {
+        Ok(String::new())
+    }
+}
+
+/// Point counts averaged over the images of each point under `maps` (the
+/// board symmetries the numbering identifies positions by).
+fn symmetrize_by(maps: &[Vec<u32>], counts: &[f64]) -> Vec<f64> {
+    (0..counts.len())
+        .map(|q| maps.iter().map(|m| counts[m[q] as usize]).sum::<f64>() / maps.len() as f64)
+        .collect()
+}
+
+impl ReportGame for Weiming {
+    fn counting_note(&self) -> String {
+        "Every slot of the weiming table is one position (board, side to move, lock flag); \
+         no symmetry is used, so counts are exact position counts."
+            .into()
+    }
+    fn side_swapped(&self, p: &WeimingPos) -> WeimingPos {
+        WeimingPos {
+            side: p.side.other(),
+            ..*p
+        }
+    }
+    fn locked_twin(&self, p: &WeimingPos) -> Option<WeimingPos> {
+        (!p.locked).then_some(WeimingPos { locked: true, ..*p })
+    }
+    fn heat_kinds(&self) -> Vec<&'static str> {
+        vec!["side to move's pieces", "opponent's pieces", "shared piece"]
+    }
+    fn heat_bits(&self, p: &WeimingPos) -> [u32; 3] {
+        let (me, opp) = match p.side {
+            Side::First => (p.x, p.o),
+            Side::Second => (p.o, p.x),
+        };
+        [me as u32, opp as u32, 1 << p.s]
+    }
+    fn rules_brief(&self) -> &'static str {
+        WEIMING_RULES
+    }
+}
+
+impl ReportGame for CannonChess {
+    fn variants(&self) -> u32 {
+        2
+    }
+    fn with_variant(&self, p: &CcPos, v: u32) -> CcPos {
+        CcPos {
+            x_to_move: v == 0,
+            ..*p
+        }
+    }
+    fn variant(&self, p: &CcPos) -> u32 {
+        u32::from(!p.x_to_move)
+    }
+    fn counting_note(&self) -> String {
+        let mut s = String::from(
+            "A tablebase slot is a placement of the pieces of the side to move and of the other side, \
+             colours ignored: it stands for two positions, one with X to move and the one with the colours \
+             of all pieces exchanged and O to move, which have the same value. Position counts below count \
+             both; the per-side tables show that X-to-move and O-to-move counts are equal. Reachability \
+             tells the two apart: a slot counts once for each colour with which it can arise from the start.",
+        );
+        let used = self.symmetry_count();
+        if used > 1 {
+            s.push_str(&format!(
+                " The table also identifies placements that are mirror or rotation images of each other \
+                 ({} board symmetries): every count weights a slot by the size of its orbit, and a position \
+                 counts as reachable if it or one of its images can arise from the start.",
+                used
+            ));
+        }
+        s
+    }
+    fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
+        symmetrize_by(&self.board_symmetry().point_maps(), counts)
+    }
+    fn side_swapped(&self, p: &CcPos) -> CcPos {
+        // Same board, other colour to move: the mover's and the other set swap.
+        CcPos {
+            me: p.opp,
+            opp: p.me,
+            x_to_move: !p.x_to_move,
+        }
+    }
+    fn heat_kinds(&self) -> Vec<&'static str> {
+        vec!["side to move's pieces", "opponent's pieces"]
+    }
+    fn heat_bits(&self, p: &CcPos) -> [u32; 3] {
+        [p.me, p.opp, 0]
+    }
+    fn rules_brief(&self) -> &'static str {
+        CANNON_CHESS_RULES
+    }
+    fn param_docs(&self) -> &'static [qibase::games::variant::ParamDoc] {
+        qibase::games::cannon_chess::PARAMS
+    }
+    fn extra_sections(&self, probe: &Probe<Self>, opts: &ReportOptions) -> Result<String, String> {
+        let dir = opts.compare_dir.as_ref().unwrap_or(&opts.dir);
+        let mut md = String::new();
+        let _ = writeln!(md, "## The 4 × 4 board against the 5 × 4 board\n");
+        let _ = writeln!(
+            md,
+            "The same rules and setup on the two boards (the 4 × 4 board has no empty rank between the camps).\n"
+        );
+        let _ = writeln!(
+            md,
+            "| game | board | start | positions | start value | meaning |"
+        );
+        let _ = writeln!(md, "|---|---|---|---:|---|---|");
+        let mine = probe.value(&self.start())?;
+        let mut missing = Vec::new();
+        let row = |g: &CannonChess, v: Option<Value>, positions: Option<u64>| {
+            let s = g.start();
+            format!(
+                "| `{}` | {} | `{}` | {} | {} | {} |",
+                g.id(),
+                g.board_desc(),
+                g.format_pos(&s),
+                positions.map_or("–".into(), int),
+                v.map_or("not solved here".into(), |v| format!("**{v}**")),
+                v.map_or("–".into(), |v| verdict(g, g.side_to_move(&s), v))
+            )
+        };
+        let positions = |g: &CannonChess, d: &std::path::Path| -> Option<u64> {
+            let mut n = 0;
+            for t in g.tiers(None) {
+                let path = tablebase::tier_path(d, g.id(), &g.tier_name(t));
+                tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t).ok()?;
+                n += g.tier_positions(t);
+            }
+            Some(n)
+        };
+        // The two preset boards, standard first; this game stands in for
+        // the preset of its own rules, and a game of other rules comes first.
+        let presets = [CannonChess::standard(), CannonChess::four_by_four()];
+        let own = presets.iter().any(|g| g.rules_hash() == self.rules_hash());
+        if !own {
+            let _ = writeln!(md, "{}", row(self, Some(mine), positions(self, &opts.dir)));
+        }
+        for other in &presets {
+            if other.rules_hash() == self.rules_hash() {
+                let _ = writeln!(md, "{}", row(self, Some(mine), positions(self, &opts.dir)));
+                continue;
+            }
+            let theirs = positions(other, dir).and_then(|_| {
+                let s = other.start();
+                let t = other.tier_of(&s);
+                let path = tablebase::tier_path(dir, other.id(), &other.tier_name(t));
+                let values =
+                    tablebase::read_tier_values(&path, other.id(), other.rules_hash(), t).ok()?;
+                Value::unpack(values[other.rank(t, &s) as usize])
+            });
+            let _ = writeln!(md, "{}", row(other, theirs, positions(other, dir)));
+            if theirs.is_none() {
+                missing.push(other.id().to_string());
+            }
+        }
+        let _ = writeln!(md);
+        for id in missing {
+            let _ = writeln!(
+                md,
+                "The tablebase of `{id}` was not available when this report was generated.\n"
+            );
+        }
+        Ok(md)
+    }
+}
+
+impl ReportGame for Cannons {
+    fn counting_note(&self) -> String {
+        "A tablebase slot is one orbit of positions under the 8 symmetries of the square board \
+         (rotations and reflections); every count below weights a slot by the size of its orbit, \
+         so it counts positions (board and side to move). Reachability is computed on orbits: a \
+         position counts as reachable if it or one of its mirror or rotation images can arise \
+         from the start."
+            .into()
+    }
+    fn side_swapped(&self, p: &CannonsPos) -> CannonsPos {
+        CannonsPos {
+            side: p.side.other(),
+            ..*p
+        }
+    }
+    fn heat_kinds(&self) -> Vec<&'static str> {
+        vec!["cannons", "soldiers"]
+    }
+    fn heat_bits(&self, p: &CannonsPos) -> [u32; 3] {
+        [p.cannons, p.soldiers, 0]
+    }
+    fn heat_classes(&self) -> [&'static str; 2] {
+        ["won for the cannons", "won for the soldiers"]
+    }
+    fn heat_class(&self, p: &CannonsPos, v: Value) -> Option<usize> {
+        let cannons_move = p.side == Side::First;
+        match (v, cannons_move) {
+            (Value::Draw, _) => None,
+            (Value::Win(_), true) | (Value::Loss(_), false) => Some(0),
+            _ => Some(1),
+        }
+    }
+    fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
+        symmetrize_by(&self.board_symmetry().point_maps(), counts)
+    }
+    fn rules_brief(&self) -> &'static str {
+        CANNONS_RULES
+    }
+    fn param_docs(&self) -> &'static [qibase::games::variant::ParamDoc] {
+        qibase::games::cannons::PARAMS
+    }
+    fn extra_sections(&self, probe: &Probe<Self>, _opts: &ReportOptions) -> Result<String, String> {
+        // The seed's setup question is about the 5 × 5 board with two
+        // cannons and twelve soldiers.
+        let seed_board = (self.width(), self.height(), self.cannon_count()) == (5, 5, 2);
+        if !seed_board || self.max_soldiers() < 12 {
+            return Ok(String::new());
+        }
+        let mut md = String::new();
+        let _ = writeln!(md, "## The start under each plausible setup\n");
+        let _ = writeln!(
+            md,
+            "The seed's setup text is ambiguous (\"12 soldiers fill the top two rows\" does not fit a board \
+             five points wide). Every reading keeps ranks 4 and 5 full of soldiers, two more soldiers on \
+             rank 3, the two cannons on rank 1 and rank 2 empty. Listed: the two soldier pairs on rank 3 \
+             that are symmetric (a3+e3, b3+d3) against the cannon pairs on rank 1 that are symmetric \
+             (a1+e1, b1+d1) and b1+c1, which is three-cannons (cannons b1 c1 d1) minus an end cannon \
+             instead of the middle one (c1+d1 is its mirror image, with the same value). Cannons to move. \
+             The setup qibase plays is marked.\n"
+        );
+        let _ = writeln!(
+            md,
+            "| rank-3 soldiers | cannons | position | value | meaning |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|");
+        for (sname, r3) in [("a3 e3", "S...S"), ("b3 d3", ".S.S.")] {
+            for (cname, r1) in [("a1 e1", "C...C"), ("b1 d1", ".C.C."), ("b1 c1", ".CC..")] {
+                let text = format!("SSSSS/SSSSS/{r3}/...../{r1} C");
+                let p = self.parse_pos(&text)?;
+                let v = probe.value(&p)?;
+                let mark = if p == self.start() {
+                    " (qibase's setup)"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    md,
+                    "| {sname} | {cname}{mark} | `{text}` | **{v}** | {} |",
+                    verdict(self, Side::First, v)
+                );
+            }
+        }
+        let _ = writeln!(md);
+        Ok(md)
+    }
+}
+
+const COMMON_RULES: &str = "\
+Common to all qibase games: the players alternate and must move (no passing); a player with \
+no legal move on their turn loses; there is no repetition rule, so play that can go on forever \
+under best play is a **draw**. Values are from the side to move: `win N` / `loss N` with N the \
+remoteness in plies (the winner hurries, the loser delays), `loss 0` when the side to move has \
+already lost. The seeds' turn timer and difficulty levels belong to play mode only.";
+
+const WEIMING_RULES: &str = "\
+- Board: 9 points (`tl tm tr` on top, `bl bm br` at the bottom, the shared piece's point `s` at \
+the far left, the crossing `x` of the left diagonals, the midpoint `m` of tm–bm) joined by 13 \
+lines: tl–tm, tm–tr, tr–br, br–bm, bm–bl, tm–m, m–bm, tl–x, x–bm, bl–x, x–tm, s–x, x–m.
+- X (moves first) on tl tm tr, O on bl bm br, the shared piece S on s; x and m empty. Start \
+`XXX/S../OOO X -`.
+- A move takes one of your own pieces or the shared piece one step along a line to an empty \
+adjacent point. No jumps, no captures.
+- Lockout: if the previous move moved S, the side to move may not move it. \
+**Interpretation**: the bar lasts for the opponent's immediate reply only, so one player may \
+move S on several of their own turns in a row.
+- A side with no legal move loses (its pieces stuck and S stuck or locked out).
+- The lock flag is part of the position (`-` free, `!` locked for the side to move).";
+
+const CANNON_CHESS_RULES: &str = "\
+- Board: 4 files × 5 ranks (`cannon-chess`) or the 4 × 4 board of 六子冲 \
+(`cannon-chess-4x4`), orthogonal lines only. X (moves first) on a1 b1 c1 d1 a2 d2, O on the top \
+rank and the two end points of the rank below it.
+- A move takes one piece one step orthogonally to an empty adjacent point.
+- Cannon-shot: after the move, each of the two lines (rank and file) through the destination \
+captures if it holds exactly three pieces, two of the mover's and one enemy, adjacent, with the \
+enemy at one end (`own own enemy`); capture is automatic and both lines can fire. \
+**Interpretation** (\"a *new* formation\"): only the piece that moved can fire; a formation made \
+by a piece leaving a line, or one the enemy walks into, captures nothing. Any fourth piece on \
+the line blocks the shot.
+- Lone piece: a side with one piece left slides it any distance in a straight line through empty \
+points; stopping between two enemy pieces on a line captures both. It has no cannon-shot.
+- End, for the side to move: no pieces → lost; opponent has no pieces → won (only by \
+placement); both sides down to one piece → draw; no legal move → lost.
+- The rules treat X and O alike (nobody has a forward direction), so a position with X to move \
+has the same value as the one with the colours of all pieces exchanged and O to move; the two \
+share one slot of the table.";
+
+const CANNONS_RULES: &str = "\
+- Board: 5 × 5 points, orthogonal lines. two-cannons: 2 cannons `C` and 12 soldiers `S`; \
+three-cannons: 3 cannons and 15 soldiers. The cannons move first.
+- Setup of two-cannons (**Interpretation**; the seed's \"12 soldiers fill the top two rows\" \
+cannot hold on a 5-wide board): soldiers on ranks 4 and 5 and on a3, e3, cannons on b1 and d1 \
+(`SSSSS/SSSSS/S...S/...../.C.C. C`), i.e. three-cannons minus the middle cannon and the middle \
+three soldiers of rank 3. Other setups are compared below.
+- Every piece steps one point orthogonally to an empty adjacent point. A cannon may instead jump \
+over one adjacent empty point onto a soldier directly beyond it and capture it (optional, one \
+capture per move). Soldiers never capture; cannons are never captured.
+- The cannons win as soon as fewer than 4 soldiers remain. A side with no legal move on its \
+turn loses, so the soldiers win by immobilising the cannons on the cannons' turn. \
+**Interpretation**: a stuck side loses only on its own turn (if the cannons are walled in with \
+the soldiers to move, the soldiers must still move).";
+
+/// The common rules paragraph, shown after each game's rules.
+pub fn common_rules() -> &'static str {
+    COMMON_RULES
+}

@@ -1,0 +1,155 @@
+//! `qibase report`: the research report of a solved game, from its tablebase.
+//!
+//! * [`games`] — what the report needs to know about each game beyond the
+//!   [`Game`] trait: how many real positions a slot stands for, how to swap
+//!   the side to move, heat-map layers, the rules in brief;
+//! * [`stats`] — one pass over every tier: counts, histograms, heat maps,
+//!   mutual zugzwangs, the lock-flag effect, reachable values;
+//! * [`reach`] — breadth-first search from the start over the dense index
+//!   space, one bitset per tier;
+//! * [`svg`] — hand-written SVG figures;
+//! * [`markdown`] — the text of the report.
+//!
+//! Output is deterministic: the same tablebase gives byte-identical files.
+
+pub mod games;
+pub mod markdown;
+pub mod reach;
+pub mod stats;
+pub mod svg;
+pub mod variants;
+
+use std::cell::RefCell;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use qibase::analysis::{analyse, principal_variation, Oracle};
+use qibase::game::{Game, TierKey};
+use qibase::tablebase;
+use qibase::value::{Packed, Value};
+
+pub use games::ReportGame;
+
+/// Where to read and write.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// Tablebase directory (`<dir>/<game>/<tier>.qtb`).
+    pub dir: PathBuf,
+    /// Output directory for `<game>.md` and the SVG figures.
+    pub out: PathBuf,
+    /// Where to look for the tablebase of a companion game (the other cannon
+    /// chess board), default `dir`.
+    pub compare_dir: Option<PathBuf>,
+}
+
+/// Check that every tier of `g` is solved in `dir`; a one-line error otherwise.
+pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
+    for t in g.tiers(None) {
+        let name = g.tier_name(t);
+        let path = tablebase::tier_path(dir, g.id(), &name);
+        if !path.exists() {
+            return Err(format!(
+                "no complete tablebase of {} in {}: tier {name} is missing (run `qibase solve {} --dir {}`)",
+                g.id(),
+                dir.display(),
+                g.id(),
+                dir.display()
+            ));
+        }
+        tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// A line of play: each move and the position after it.
+pub type Line<G> = Vec<(<G as Game>::Move, <G as Game>::Pos)>;
+
+/// Probes positions, loading whole tiers on demand and keeping them.
+/// Move values and lines go through [`qibase::analysis`], so the report's
+/// move order and principal variations are the ones `query` shows.
+pub struct Probe<'g, G: Game> {
+    g: &'g G,
+    dir: PathBuf,
+    cache: RefCell<HashMap<TierKey, Vec<Packed>>>,
+}
+
+impl<'g, G: Game> Probe<'g, G> {
+    pub fn new(g: &'g G, dir: &Path) -> Self {
+        Probe {
+            g,
+            dir: dir.to_path_buf(),
+            cache: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The stored value of `p` (side to move's view).
+    pub fn value(&self, p: &G::Pos) -> Result<Value, String> {
+        let g = self.g;
+        let t = g.tier_of(p);
+        let mut cache = self.cache.borrow_mut();
+        if let Entry::Vacant(slot) = cache.entry(t) {
+            let path = tablebase::tier_path(&self.dir, g.id(), &g.tier_name(t));
+            let v = tablebase::read_tier_values(&path, g.id(), g.rules_hash(), t)
+                .map_err(|e| e.to_string())?;
+            slot.insert(v);
+        }
+        let i = g.rank(t, p) as usize;
+        Value::unpack(cache[&t][i]).ok_or_else(|| {
+            format!(
+                "tier {} has no value for position {}",
+                g.tier_name(t),
+                g.format_pos(p)
+            )
+        })
+    }
+
+    /// Every legal move with its value from the mover's view, best first
+    /// (empty when the game is over).
+    pub fn move_values(&self, p: &G::Pos) -> Result<Vec<(G::Move, Value)>, String> {
+        Ok(analyse(self.g, self, p)?
+            .moves
+            .into_iter()
+            .map(|m| (m.mv, m.value))
+            .collect())
+    }
+
+    /// The principal variation of `query`, cut to at most `max_plies`.
+    pub fn line(&self, p: &G::Pos, max_plies: usize) -> Result<Line<G>, String> {
+        let mut pv = principal_variation(self.g, self, p)?;
+        pv.truncate(max_plies);
+        Ok(pv.into_iter().map(|m| (m.mv, m.after)).collect())
+    }
+}
+
+impl<G: Game> Oracle<G> for Probe<'_, G> {
+    fn value(&self, p: &G::Pos) -> Result<Value, qibase::analysis::LookupError> {
+        Ok(Probe::value(self, p)?)
+    }
+}
+
+/// Generate `<out>/<game>.md` and its figures; returns the files written.
+pub fn generate<G: ReportGame>(g: &G, opts: &ReportOptions) -> Result<Vec<PathBuf>, String> {
+    check_complete(g, &opts.dir)?;
+    let pass = stats::run(g, &opts.dir)?;
+    let probe = Probe::new(g, &opts.dir);
+    let doc = markdown::build(g, &pass, &probe, opts)?;
+    drop(probe);
+    std::fs::create_dir_all(&opts.out)
+        .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
+    let mut written = Vec::new();
+    let mut write = |name: &str, text: &str| -> Result<(), String> {
+        let path = opts.out.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+        Ok(())
+    };
+    write(
+        &format!("{}.md", markdown::file_stem(g.id())),
+        &doc.markdown,
+    )?;
+    for (name, svg) in &doc.figures {
+        write(name, svg)?;
+    }
+    Ok(written)
+}

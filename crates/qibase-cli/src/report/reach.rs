@@ -1,0 +1,111 @@
+//! Reachability from the start: a breadth-first search over the dense index
+//! space with one bitset per tier (one bit per slot and variant).
+//!
+//! Tiers are closed under non-capturing moves and a capture leads to a tier
+//! solved earlier, so the search runs tier by tier in reverse solve order:
+//! when a tier's turn comes, every higher tier has been searched and has
+//! already marked its entry points (capture targets) in this tier. Inside a
+//! tier the search goes level by level; each level's frontier is expanded in
+//! parallel, marking children with atomic `fetch_or`, so the result does
+//! not depend on the thread count.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use super::ReportGame;
+use qibase::game::TierKey;
+
+/// Words of the frontier handled per rayon task.
+const WORDS_PER_TASK: usize = 256;
+
+/// Bitsets of reached (slot, variant) pairs, per tier.
+pub struct Reach {
+    variants: u64,
+    /// Indexed by tier key (keys are small numbers).
+    bits: Vec<Vec<AtomicU64>>,
+}
+
+impl Reach {
+    /// Empty bitsets for every tier of `g`, with the start marked.
+    pub fn new<G: ReportGame>(g: &G) -> Reach {
+        let variants = g.variants() as u64;
+        let tiers = g.tiers(None);
+        let max_key = tiers.iter().copied().max().unwrap_or(0) as usize;
+        let mut bits: Vec<Vec<AtomicU64>> = (0..=max_key).map(|_| Vec::new()).collect();
+        for t in tiers {
+            let n = (g.tier_size(t) * variants).div_ceil(64) as usize;
+            bits[t as usize] = (0..n).map(|_| AtomicU64::new(0)).collect();
+        }
+        let r = Reach { variants, bits };
+        let s = g.start();
+        r.mark(g, &s);
+        r
+    }
+
+    fn key<G: ReportGame>(&self, g: &G, p: &G::Pos) -> (TierKey, u64) {
+        let t = g.tier_of(p);
+        (t, g.rank(t, p) * self.variants + g.variant(p) as u64)
+    }
+
+    /// Mark `p`; true if it was not marked before.
+    fn mark<G: ReportGame>(&self, g: &G, p: &G::Pos) -> bool {
+        let (t, k) = self.key(g, p);
+        let bit = 1u64 << (k % 64);
+        self.bits[t as usize][(k / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
+    }
+
+    /// Is variant `v` of slot `i` of tier `t` reachable?
+    #[inline]
+    pub fn reached(&self, t: TierKey, i: u64, v: u32) -> bool {
+        let k = i * self.variants + v as u64;
+        self.bits[t as usize][(k / 64) as usize].load(Relaxed) >> (k % 64) & 1 != 0
+    }
+
+    /// Complete the search inside tier `t`. Every tier that can capture into
+    /// `t` must have been completed before.
+    pub fn complete_tier<G: ReportGame>(&self, g: &G, t: TierKey) {
+        let mine = &self.bits[t as usize];
+        let mut frontier: Vec<u64> = mine.iter().map(|w| w.load(Relaxed)).collect();
+        while frontier.iter().any(|&w| w != 0) {
+            let next: Vec<AtomicU64> = (0..frontier.len()).map(|_| AtomicU64::new(0)).collect();
+            frontier
+                .par_chunks(WORDS_PER_TASK)
+                .enumerate()
+                .for_each(|(c, words)| {
+                    let mut moves = Vec::new();
+                    for (j, &w) in words.iter().enumerate() {
+                        let mut w = w;
+                        while w != 0 {
+                            let b = w.trailing_zeros() as u64;
+                            w &= w - 1;
+                            let k = ((c * WORDS_PER_TASK + j) as u64) * 64 + b;
+                            let (i, v) = (k / self.variants, (k % self.variants) as u32);
+                            let p = g.with_variant(&g.unrank(t, i), v);
+                            if g.rule_end(&p).is_some() {
+                                continue;
+                            }
+                            moves.clear();
+                            g.moves(&p, &mut moves);
+                            for m in &moves {
+                                let q = g.apply(&p, m);
+                                let (tq, kq) = self.key(g, &q);
+                                let bit = 1u64 << (kq % 64);
+                                let word = (kq / 64) as usize;
+                                let old = self.bits[tq as usize][word].fetch_or(bit, Relaxed);
+                                if tq == t && old & bit == 0 {
+                                    next[word].fetch_or(bit, Relaxed);
+                                }
+                            }
+                        }
+                    }
+                });
+            frontier = next.into_iter().map(|a| a.into_inner()).collect();
+        }
+    }
+
+    /// Free a finished tier's bitset.
+    pub fn drop_tier(&mut self, t: TierKey) {
+        self.bits[t as usize] = Vec::new();
+    }
+}

@@ -1,0 +1,124 @@
+//! The report section on rule readings and setups: the start value of the
+//! game under each reading of its disputed rules (each switch of its family
+//! flipped, where that variant's tables are in the tablebase directory) and
+//! from each plausible setup (which needs no new tables: every position is
+//! solved). Game-agnostic: the siblings are built from variant strings.
+
+use std::path::Path;
+
+use qibase::games::variant;
+use qibase::games::AnyGame;
+use qibase::tablebase::Tablebase;
+use qibase::with_game;
+use qibase::Game;
+
+/// The start value of `spec` (with its own setup, or `setup` if given),
+/// if its tables are in `dir`.
+fn start_value(spec: &str, setup: Option<&str>, dir: &Path) -> Option<String> {
+    let any = AnyGame::from_id(spec).ok()?;
+    with_game!(any, |g| {
+        let p = match setup {
+            Some(s) => {
+                let letter = g.side_letter(qibase::Side::First);
+                g.parse_pos(&variant::setup_position(s, letter)).ok()?
+            }
+            None => g.start(),
+        };
+        let tb = Tablebase::open(g, dir);
+        tb.probe(&p).ok().map(|v| v.to_string())
+    })
+}
+
+/// The section's markdown (empty for a game without rule switches).
+pub fn section(id: &str, dir: &Path) -> String {
+    let base = id.split(':').next().unwrap_or(id);
+    let Ok(any) = AnyGame::from_id(id) else {
+        return String::new();
+    };
+    let (sws, setups) = with_game!(any, |g| (g.rule_switches(), g.plausible_setups()));
+    if sws.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("## Rule readings and setups\n\n");
+    s.push_str(
+        "The start value under each reading of the disputed rules (the preset's rules, each \
+         rule switch of the family alone, all of them, and this game; `qibase solve VARIANT` \
+         makes the tables of a reading not yet solved) and, under this game's rules, from \
+         each plausible setup (no new tables needed).\n\n",
+    );
+    s.push_str("| variant | start value |\n|---|---|\n");
+    // The base rules, each switch alone, all switches together, and this
+    // game; by canonical name (sorted keys), as the tables are named.
+    let canonical = |spec: &str| {
+        AnyGame::from_id(spec)
+            .ok()
+            .map(|any| with_game!(any, |g| g.id().to_string()))
+    };
+    let mut candidates = vec![base.to_string()];
+    candidates.extend(sws.iter().map(|sw| format!("{base}:{sw}")));
+    candidates.push(format!("{base}:{}", sws.join(",")));
+    candidates.push(id.to_string());
+    let mut specs: Vec<String> = Vec::new();
+    for c in candidates {
+        if let Some(name) = canonical(&c) {
+            if !specs.contains(&name) {
+                specs.push(name);
+            }
+        }
+    }
+    for spec in &specs {
+        let v = start_value(spec, None, dir).unwrap_or_else(|| "not solved".into());
+        s.push_str(&format!("| `{spec}` | {v} |\n"));
+    }
+    if !setups.is_empty() {
+        s.push_str("\n| setup | start position | value (first player to move) |\n|---|---|---|\n");
+        for (label, board) in &setups {
+            let v = start_value(id, Some(board), dir).unwrap_or_else(|| "not solved".into());
+            s.push_str(&format!("| {label} | `{board}` | {v} |\n"));
+        }
+    }
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qibase::games::GAME_IDS;
+
+    /// Every game's plausible setups are positions of its own material,
+    /// distinct, and the first is the game's own start.
+    #[test]
+    fn plausible_setups_are_positions_and_start_with_the_seed() {
+        for id in GAME_IDS
+            .iter()
+            .copied()
+            .chain(["cannon-chess:board=6x5,pieces=8"])
+        {
+            let any = AnyGame::from_id(id).unwrap();
+            with_game!(any, |g| {
+                let setups = g.plausible_setups();
+                let letter = g.side_letter(qibase::Side::First);
+                let mut boards: Vec<&String> = setups.iter().map(|(_, b)| b).collect();
+                for (label, board) in &setups {
+                    let p = g
+                        .parse_pos(&variant::setup_position(board, letter))
+                        .unwrap_or_else(|e| panic!("{id}: setup '{label}' ({board}): {e}"));
+                    assert_eq!(g.tier_of(&p), g.tier_of(&g.start()), "{id}: {label}");
+                }
+                if let Some((_, first)) = setups.first() {
+                    let start = g.format_pos(&g.start());
+                    assert!(
+                        start.starts_with(first.as_str()),
+                        "{id}: {start} vs {first}"
+                    );
+                }
+                boards.sort();
+                boards.dedup();
+                assert_eq!(boards.len(), setups.len(), "{id}: setups repeat");
+                // The families with disputed rules list them.
+                assert_eq!(g.rule_switches().is_empty(), id == "weiming", "{id}");
+            });
+        }
+    }
+}

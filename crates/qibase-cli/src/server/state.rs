@@ -1,0 +1,237 @@
+//! What the server holds: one [`GameService`] per game, each with its game
+//! and its oracle (or the reason it has none), behind an object-safe trait
+//! so the router needs no generics.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+
+use crate::api::{self, code, ApiError, BestmoveJson, MovesJson, QueryJson};
+use qibase::ai::{Difficulty, Rng};
+use qibase::analysis::{open_oracle, Oracle, SharedOracle};
+use qibase::game::{Game, Geometry, Side};
+use qibase::games::{AnyGame, GAME_IDS};
+
+/// Longest position string the server parses (every game's positions are
+/// far shorter).
+pub const MAX_POS_LEN: usize = 200;
+/// Longest move string.
+pub const MAX_MOVE_LEN: usize = 32;
+/// Variants opened on demand beyond the preset games (each one keeps its
+/// game and oracle for the server's lifetime).
+pub const MAX_EXTRA_GAMES: usize = 32;
+
+/// One entry of `/api/v1/games`.
+#[derive(Serialize, Clone, Debug)]
+pub struct GameSummary {
+    pub id: String,
+    pub title: String,
+    /// The board in words (e.g. `4 files × 5 ranks, 20 points`).
+    pub board_description: String,
+    pub material: String,
+    pub start: String,
+    /// Letters of the first and the second player.
+    pub sides: [String; 2],
+    /// Whether values are available (a tablebase, possibly partial, or a
+    /// solve in memory).
+    pub tablebase: bool,
+    /// Where values come from, or why there are none.
+    pub source: String,
+}
+
+/// `/api/v1/games/{game}`: the summary and the board to draw.
+#[derive(Serialize, Clone, Debug)]
+pub struct GameDetail {
+    #[serde(flatten)]
+    pub summary: GameSummary,
+    pub geometry: Geometry,
+}
+
+/// A game as the server answers for it.
+pub trait GameService: Send + Sync {
+    fn summary(&self) -> GameSummary;
+    fn geometry(&self) -> Geometry;
+    /// `with_pv`: include the principal variation (the default).
+    fn query(&self, pos: &str, mv: Option<&str>, with_pv: bool) -> Result<QueryJson, ApiError>;
+    fn moves(&self, pos: &str, mv: Option<&str>) -> Result<MovesJson, ApiError>;
+    fn bestmove(
+        &self,
+        pos: &str,
+        mv: Option<&str>,
+        level: Difficulty,
+        seed: Option<u64>,
+    ) -> Result<BestmoveJson, ApiError>;
+}
+
+struct Service<G: Game + 'static> {
+    g: &'static G,
+    oracle: Result<SharedOracle<'static, G>, ApiError>,
+    source: String,
+}
+
+impl<G: Game + 'static> Service<G> {
+    /// The game lives as long as the server: leaked on purpose (a handful
+    /// of small structs, bounded by [`MAX_EXTRA_GAMES`]).
+    fn open(game: G, dir: &Path) -> Service<G> {
+        let g: &'static G = Box::leak(Box::new(game));
+        match open_oracle(g, dir) {
+            Ok((o, source)) => Service {
+                g,
+                oracle: Ok(o),
+                source,
+            },
+            Err(e) => Service {
+                g,
+                source: e.to_string(),
+                oracle: Err(e.into()),
+            },
+        }
+    }
+
+    fn oracle(&self) -> Result<&dyn Oracle<G>, ApiError> {
+        match &self.oracle {
+            Ok(o) => Ok(o.as_ref()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    fn position(&self, pos: &str, mv: Option<&str>) -> Result<G::Pos, ApiError> {
+        if pos.len() > MAX_POS_LEN {
+            return Err(ApiError::new(
+                code::BAD_POSITION,
+                format!(
+                    "bad position: {} bytes long, at most {MAX_POS_LEN}",
+                    pos.len()
+                ),
+            ));
+        }
+        if mv.is_some_and(|m| m.len() > MAX_MOVE_LEN) {
+            return Err(ApiError::new(code::BAD_MOVE, "bad move: too long"));
+        }
+        // `_` stands for a space, so positions fit in URLs unescaped.
+        let text = pos.replace('_', " ");
+        let p = api::parse_position(self.g, &text)?;
+        api::after_move(self.g, p, mv)
+    }
+}
+
+impl<G: Game + 'static> GameService for Service<G> {
+    fn summary(&self) -> GameSummary {
+        let g = self.g;
+        GameSummary {
+            id: g.id().to_string(),
+            title: g.title().to_string(),
+            board_description: g.board_desc(),
+            material: g.material_desc(),
+            start: g.format_pos(&g.start()),
+            sides: [
+                g.side_letter(Side::First).to_string(),
+                g.side_letter(Side::Second).to_string(),
+            ],
+            tablebase: self.oracle.is_ok(),
+            source: self.source.clone(),
+        }
+    }
+
+    fn geometry(&self) -> Geometry {
+        self.g.geometry()
+    }
+
+    fn query(&self, pos: &str, mv: Option<&str>, with_pv: bool) -> Result<QueryJson, ApiError> {
+        let p = self.position(pos, mv)?;
+        Ok(api::query(self.g, self.oracle()?, &p, with_pv)?)
+    }
+
+    fn moves(&self, pos: &str, mv: Option<&str>) -> Result<MovesJson, ApiError> {
+        let p = self.position(pos, mv)?;
+        Ok(api::moves(self.g, &p))
+    }
+
+    fn bestmove(
+        &self,
+        pos: &str,
+        mv: Option<&str>,
+        level: Difficulty,
+        seed: Option<u64>,
+    ) -> Result<BestmoveJson, ApiError> {
+        let p = self.position(pos, mv)?;
+        let mut rng = Rng::new(Rng::clock_seed());
+        Ok(api::bestmove(
+            self.g,
+            self.oracle()?,
+            &p,
+            level,
+            seed,
+            &mut rng,
+        )?)
+    }
+}
+
+/// Open the service of a game (its tablebase under `dir`, or a solve in
+/// memory for a small game).
+pub fn open_service(game: AnyGame, dir: &Path) -> Arc<dyn GameService> {
+    match game {
+        AnyGame::CannonChess(g) => Arc::new(Service::open(g, dir)),
+        AnyGame::Weiming(g) => Arc::new(Service::open(g, dir)),
+        AnyGame::Cannons(g) => Arc::new(Service::open(g, dir)),
+    }
+}
+
+/// Everything the handlers share.
+pub struct AppState {
+    pub dir: PathBuf,
+    /// The preset games, in `qibase games` order.
+    pub games: Vec<(String, Arc<dyn GameService>)>,
+    /// Variants opened on demand (at most [`MAX_EXTRA_GAMES`]).
+    extra: Mutex<Vec<(String, Arc<dyn GameService>)>>,
+}
+
+impl AppState {
+    /// Open every preset game under `dir`.
+    pub fn open(dir: &Path) -> Result<AppState, String> {
+        let mut games = Vec::new();
+        for id in GAME_IDS {
+            let g = AnyGame::from_id(id)?;
+            games.push((id.to_string(), open_service(g, dir)));
+        }
+        Ok(AppState {
+            dir: dir.to_path_buf(),
+            games,
+            extra: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A state with the given services only (tests use it to put a
+    /// misbehaving service behind the real router).
+    pub fn with_services(dir: &Path, games: Vec<(String, Arc<dyn GameService>)>) -> AppState {
+        AppState {
+            dir: dir.to_path_buf(),
+            games,
+            extra: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The service of `id`: a preset game, or a variant understood by
+    /// [`AnyGame::from_id`] (opened on first use). May block (opening a
+    /// variant can solve it in memory): call from a blocking thread.
+    pub fn service(&self, id: &str) -> Result<Arc<dyn GameService>, ApiError> {
+        if let Some((_, s)) = self.games.iter().find(|(i, _)| i == id) {
+            return Ok(s.clone());
+        }
+        let mut extra = self.extra.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, s)) = extra.iter().find(|(i, _)| i == id) {
+            return Ok(s.clone());
+        }
+        let game = AnyGame::from_id(id).map_err(|e| ApiError::new(code::UNKNOWN_GAME, e))?;
+        if extra.len() >= MAX_EXTRA_GAMES {
+            return Err(ApiError::new(
+                code::UNKNOWN_GAME,
+                format!("'{id}': this server already serves {MAX_EXTRA_GAMES} variants"),
+            ));
+        }
+        let s = open_service(game, &self.dir);
+        extra.push((id.to_string(), s.clone()));
+        Ok(s)
+    }
+}

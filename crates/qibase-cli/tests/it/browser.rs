@@ -1,0 +1,322 @@
+//! The page end to end in a real browser: headless Chromium driven through
+//! WebDriver (chromedriver; `.ci/run` installs the Debian packages
+//! `chromium`, `chromium-driver` and `fonts-noto-cjk` when missing).
+//!
+//! It opens a permalink, checks the value and the move colours, makes a
+//! move by clicking, checks the URL and the back button, plays against
+//! qibase with a 2 s clock and sees the turn pass, undoes, and saves a
+//! screenshot (`target/serve-screenshot.png`, or `$QIBASE_SCREENSHOT`).
+//!
+//! Not skipped: without chromedriver the test fails, unless
+//! `QIBASE_SKIP_BROWSER=1` is set (for machines without a browser).
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+
+/// Kills the child process when dropped (also when a check fails).
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `qibase serve --port 0` on the committed tablebase; its address.
+fn start_server() -> (Guard, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qibase"))
+        .current_dir(crate::common::root())
+        .args(["serve", "--port", "0", "--dir", "tablebases"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start qibase serve");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first}"))
+        .to_string();
+    (Guard(child), addr)
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_chromedriver() -> Option<(Guard, u16)> {
+    let port = free_port();
+    let child = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    Some((Guard(child), port))
+}
+
+async fn connect(port: u16) -> Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".to_string(),
+        json!({"args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                        "--disable-dev-shm-usage", "--window-size=1300,1050"]}),
+    );
+    let url = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        match ClientBuilder::new(connector)
+            .capabilities(caps.clone())
+            .connect(&url)
+            .await
+        {
+            Ok(c) => return c,
+            Err(e) if Instant::now() < deadline => {
+                let _ = e;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(e) => panic!("cannot start a WebDriver session: {e}"),
+        }
+    }
+}
+
+/// Poll `f` until it gives `Some`, for at most `secs` seconds.
+async fn wait_for<T, F, Fut>(what: &str, secs: u64, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn text_of(c: &Client, css: &str) -> Option<String> {
+    c.find(Locator::Css(css)).await.ok()?.text().await.ok()
+}
+
+async fn attr_of(c: &Client, css: &str, attr: &str) -> Option<String> {
+    c.find(Locator::Css(css))
+        .await
+        .ok()?
+        .attr(attr)
+        .await
+        .ok()?
+}
+
+/// The `pos` parameter of the page's URL, with `_` for spaces.
+async fn url_pos(c: &Client) -> String {
+    let u = c.current_url().await.unwrap();
+    u.query_pairs()
+        .find(|(k, _)| k == "pos")
+        .map(|(_, v)| v.replace('_', " "))
+        .unwrap_or_default()
+}
+
+async fn wait_value(c: &Client, want: &str) {
+    let want = want.to_string();
+    wait_for(&format!("value '{want}'"), 15, || {
+        let want = want.clone();
+        async move {
+            let t = text_of(c, "#value").await?;
+            t.ends_with(&want).then_some(())
+        }
+    })
+    .await;
+}
+
+async fn plies(c: &Client) -> usize {
+    c.find_all(Locator::Css("#chart .ply")).await.unwrap().len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_in_a_real_browser() {
+    let Some((_driver, port)) = start_chromedriver() else {
+        if std::env::var_os("QIBASE_SKIP_BROWSER").is_some() {
+            eprintln!("chromedriver not found and QIBASE_SKIP_BROWSER set: skipped");
+            return;
+        }
+        panic!("chromedriver not found: install chromium and chromium-driver (see .ci/run)");
+    };
+    let (_server, addr) = start_server();
+    let c = connect(port).await;
+
+    // A permalink: O to move wins in 3 (m-tm), bm-bl only draws.
+    let start = "X.X/SXO/.OO O -";
+    c.goto(&format!("{addr}/?game=weiming&pos=X.X/SXO/.OO_O_-"))
+        .await
+        .unwrap();
+    wait_value(&c, "win 3").await;
+    assert_eq!(
+        attr_of(&c, "#value", "data-category").await.as_deref(),
+        Some("win")
+    );
+    let words = text_of(&c, "#value-words").await.unwrap();
+    assert!(words.contains("O to move wins in 3 plies"), "{words}");
+    // Move colours: grouped by outcome, each with its colour and symbol.
+    let win = c
+        .find(Locator::Css(".move[data-move='m-tm']"))
+        .await
+        .unwrap();
+    let draw = c
+        .find(Locator::Css(".move[data-move='bm-bl']"))
+        .await
+        .unwrap();
+    assert_eq!(win.attr("data-category").await.unwrap().unwrap(), "win");
+    assert_eq!(draw.attr("data-category").await.unwrap().unwrap(), "draw");
+    assert_eq!(
+        win.css_value("background-color").await.unwrap(),
+        "rgba(227, 244, 232, 1)"
+    );
+    assert_eq!(
+        draw.css_value("background-color").await.unwrap(),
+        "rgba(253, 240, 216, 1)"
+    );
+    assert!(win.text().await.unwrap().contains('✓'));
+    assert!(draw.text().await.unwrap().contains('='));
+    let groups = text_of(&c, "#moves").await.unwrap();
+    assert!(groups.find("Winning").unwrap() < groups.find("Drawing").unwrap());
+
+    // Clicking an empty point or the opponent's piece changes nothing.
+    for p in ["bl", "tl"] {
+        c.find(Locator::Css(&format!("g[data-point='{p}'] .hit")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+    assert!(c
+        .find_all(Locator::Css("g.target"))
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(url_pos(&c).await, start);
+
+    // A move by clicking: the piece on m, then tm; targets coloured by outcome.
+    c.find(Locator::Css("g[data-point='m'] .hit"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let target = c.find(Locator::Css("g.target")).await.unwrap();
+    assert_eq!(target.attr("data-point").await.unwrap().unwrap(), "tm");
+    assert!(target.attr("class").await.unwrap().unwrap().contains("win"));
+    target
+        .find(Locator::Css(".hit"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_value(&c, "loss 2").await;
+    assert_eq!(url_pos(&c).await, "XOX/SX./.OO X -");
+    // The last move is marked.
+    assert!(c.find(Locator::Css(".last-to")).await.is_ok());
+
+    // The back button steps back.
+    c.back().await.unwrap();
+    wait_value(&c, "win 3").await;
+    assert_eq!(url_pos(&c).await, start);
+
+    // Hovering a move previews it on the board; clicking it plays it.
+    let draw = c
+        .find(Locator::Css(".move[data-move='bm-bl']"))
+        .await
+        .unwrap();
+    c.execute(
+        "arguments[0].dispatchEvent(new MouseEvent('mouseenter'));",
+        vec![serde_json::to_value(&draw).unwrap()],
+    )
+    .await
+    .unwrap();
+    assert!(c.find(Locator::Css(".preview-to")).await.is_ok());
+    draw.click().await.unwrap();
+    wait_value(&c, "draw").await;
+    assert_eq!(url_pos(&c).await, "X.X/SXO/O.O X -");
+    c.back().await.unwrap();
+    wait_value(&c, "win 3").await;
+
+    // Play first (X) against qibase from the start, with a 2 s clock.
+    c.execute(
+        "document.getElementById('timer').value = '2';
+         document.getElementById('mode').value = 'first';
+         document.getElementById('mode').dispatchEvent(new Event('change'));
+         document.getElementById('new-game').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    wait_value(&c, "draw").await;
+    assert_eq!(url_pos(&c).await, "XXX/S../OOO X -");
+    // The clock is shown, then runs out: X's turn passes, qibase (O) answers
+    // and it is X's turn again, two plies later.
+    let clock = text_of(&c, "#clock").await.unwrap();
+    assert!(clock.contains('s'), "{clock}");
+    wait_for("the pass and qibase's reply", 15, || async {
+        let status = text_of(&c, "#status").await?;
+        let turn = text_of(&c, "#turn").await?;
+        (status.contains("turn passes") && plies(&c).await == 3 && turn.starts_with("X to move"))
+            .then_some(())
+    })
+    .await;
+    let after = url_pos(&c).await;
+    assert_ne!(after, "XXX/S../OOO X -");
+    // Select a piece that can move: its targets light up, coloured.
+    let mv = attr_of(&c, ".move", "data-move").await.unwrap();
+    let from = mv.split('-').next().unwrap().to_string();
+    c.find(Locator::Css(&format!("g[data-point='{from}'] .hit")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert!(!c
+        .find_all(Locator::Css("g.target"))
+        .await
+        .unwrap()
+        .is_empty());
+    // Screenshot of a game in progress.
+    let png = c.screenshot().await.unwrap();
+    let out = std::env::var("QIBASE_SCREENSHOT").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../target/serve-screenshot.png"
+        )
+        .to_string()
+    });
+    std::fs::write(&out, png).unwrap();
+
+    // Undo takes back the pass and the reply.
+    c.find(Locator::Id("undo"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for("undo", 10, || async {
+        (url_pos(&c).await == "XXX/S../OOO X -" && plies(&c).await == 1).then_some(())
+    })
+    .await;
+    c.close().await.unwrap();
+}

@@ -1,0 +1,14 @@
+//! The command line's integration tests, one binary: every command through
+//! the built `qibase` binary, the HTTP server in-process, the web page in
+//! headless Chromium, tablebase files and their damage.
+
+mod browser;
+mod cli_rules;
+mod common;
+mod engine;
+mod play;
+mod report;
+mod server;
+mod solve_cli;
+mod tablebase_errors;
+mod tablebase_format;

@@ -1,0 +1,38 @@
+//! `qibase-dev`: the measurement tools (solver, lookup and HTTP benchmarks).
+//! They stay out of the `qibase` binary and out of the test suite; see the
+//! README's *Measuring* section for how to run them.
+
+use clap::{Parser, Subcommand};
+use qibase_cli::cli::CliError;
+use qibase_dev::{bench, bench_http, bench_probe};
+
+#[derive(Parser)]
+#[command(name = "qibase-dev", about = "qibase's benchmarks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Move generation speed and a solve from scratch in a temporary directory.
+    Bench(bench::BenchArgs),
+    /// Uniform random lookups per second per thread: cold WDL, cold full value, repeated.
+    BenchProbe(bench_probe::BenchProbeArgs),
+    /// Load generator for `qibase serve`: random query requests on loopback,
+    /// requests/s and latency percentiles.
+    BenchHttp(bench_http::BenchHttpArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result: Result<(), CliError> = match &cli.command {
+        Command::Bench(a) => bench::run(a),
+        Command::BenchProbe(a) => bench_probe::bench_probe(a),
+        Command::BenchHttp(a) => bench_http::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(e.code);
+    }
+}

@@ -1,0 +1,29 @@
+//! qibase: exact solutions of small traditional Chinese board games.
+//!
+//! * [`game`] — the game API the solver works through;
+//! * [`contract`] — a checker of the game API contract for any game;
+//! * [`games`] — the rules of each game (cannon chess, weiming, the cannon games);
+//! * [`numbering`] — dense numbering of point sets and grid symmetries;
+//! * [`solver`] — the generic parallel tier-by-tier retrograde solver;
+//! * [`hugemem`] — large zeroed arrays on transparent huge pages;
+//! * [`prefetch`] — software prefetch of cache lines;
+//! * [`tablebase`] — tablebase files: writing, reading, probing;
+//! * [`analysis`] — a position's value, its moves' values, the principal variation;
+//! * [`ai`] — the program's move choice at each difficulty level.
+
+pub mod ai;
+pub mod analysis;
+pub mod contract;
+pub mod game;
+pub mod games;
+pub mod hugemem;
+pub mod numbering;
+mod perft;
+pub mod prefetch;
+pub mod solver;
+pub mod tablebase;
+pub mod value;
+
+pub use game::{EndReason, Game, GameEnd, Side, TierKey};
+pub use perft::perft;
+pub use value::Value;

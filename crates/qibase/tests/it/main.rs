@@ -1,0 +1,13 @@
+//! The library's integration tests, one binary: rules checked against
+//! hand-worked positions and naive move generators, the solver against
+//! brute force, the game API contract, numbering and variants.
+
+mod ai;
+mod cannon_chess_rules;
+mod cannon_chess_support;
+mod cannons_rules;
+mod contract;
+mod numbering_identity;
+mod solver_vs_bruteforce;
+mod variant_acceptance;
+mod weiming_rules;
