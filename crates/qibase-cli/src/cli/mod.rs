@@ -6,6 +6,7 @@ pub mod convert;
 pub mod engine;
 pub mod estimate;
 pub mod play;
+pub mod progress;
 pub mod query;
 pub mod report;
 pub mod rules;

@@ -600,3 +600,66 @@ async fn http_get(addr: std::net::SocketAddr, uris: &[String]) -> Vec<(u16, Stri
     }
     out
 }
+
+/// Clients that send half a request line and then nothing are disconnected
+/// once the header time-out passes, while whole requests are answered
+/// meanwhile: served beyond loopback, idle half-open connections must not
+/// use up the server's file descriptors.
+#[test]
+fn half_sent_requests_are_dropped_after_the_header_timeout() {
+    use std::time::{Duration, Instant};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    const HALF_OPEN: usize = 300;
+    let timeout = Duration::from_millis(600);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (listener, addr) = qibase_cli::server::bind("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(qibase_cli::server::serve_with(
+            listener,
+            router(committed()),
+            timeout,
+            async {
+                let _ = stop_rx.await;
+            },
+        ));
+        let t0 = Instant::now();
+        let mut half = Vec::new();
+        for _ in 0..HALF_OPEN {
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            s.write_all(b"GET /api/v1/gam").await.unwrap();
+            half.push(s);
+        }
+        // A whole request is answered while they hang.
+        let answers = http_get(addr, &["/api/v1/games".to_string()]).await;
+        assert_eq!(answers[0].0, 200, "{}", answers[0].1);
+        // Every half-open connection is closed by the server (EOF or reset).
+        for mut s in half {
+            let mut buf = [0u8; 256];
+            let closed = tokio::time::timeout(Duration::from_secs(10), async {
+                loop {
+                    match s.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {}
+                    }
+                }
+            })
+            .await;
+            assert!(closed.is_ok(), "a half-sent request was kept open");
+        }
+        let waited = t0.elapsed();
+        assert!(waited >= timeout, "closed before the time-out: {waited:?}");
+        // The server still answers afterwards, then shuts down cleanly.
+        let answers = http_get(addr, &["/api/v1/games".to_string()]).await;
+        assert_eq!(answers[0].0, 200);
+        stop_tx.send(()).unwrap();
+        server.await.unwrap().unwrap();
+    });
+}

@@ -187,20 +187,16 @@ impl<'a> BitReader<'a> {
 }
 
 /// Position of the `n`-th (from 0) set bit of `w`, which has more than `n`.
-#[inline]
+#[inline(always)]
 fn nth_one(w: u64, n: u32) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        // SAFETY: the instruction exists, as the target feature says.
-        unsafe { core::arch::x86_64::_pdep_u64(1u64 << n, w) }.trailing_zeros()
+    #[cfg(target_arch = "x86_64")]
+    if crate::sys::cpu::has_bmi2() {
+        // SAFETY: the processor has BMI2, as just checked.
+        return unsafe { crate::numbering::bits::bmi2::nth_one(w, n) };
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        nth_one_portable(w, n)
-    }
+    nth_one_portable(w, n)
 }
 
-#[allow(dead_code)]
 fn nth_one_portable(mut w: u64, n: u32) -> u32 {
     for _ in 0..n {
         w &= w - 1;
