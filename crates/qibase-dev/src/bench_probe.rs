@@ -14,7 +14,7 @@ use clap::Args;
 use rayon::prelude::*;
 
 use qibase::game::{Game, TierKey};
-use qibase::tablebase::cache::BlockCache;
+use qibase::tablebase::BlockCache;
 use qibase::tablebase::Tablebase;
 use qibase::with_game;
 use qibase_cli::cli::{game_by_id, CliError, CliResult};

@@ -22,8 +22,7 @@ pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use tier::{solve_tier, Lower, Progress, SolvedTier};
 
 use crate::game::{Game, TierKey};
-use crate::tablebase::error::err_kind;
-use crate::tablebase::{self, TbError, TbErrorKind, TierMeta, TierStats};
+use crate::tablebase::{self, TbError, TierMeta, TierStats, TierStore};
 use crate::value::Packed;
 
 /// How to run a solve.
@@ -185,21 +184,20 @@ fn solve_tiers<G: Game>(
             .num_threads(rayon::current_num_threads())
             .thread_name(|i| format!("qibase-writer-{i}"))
             .build()
-            .map_err(|e| {
-                err_kind(
-                    TbErrorKind::Io,
-                    &opts.dir,
-                    format!("cannot start writer threads: {e}"),
-                )
+            .map_err(|e| TbError::Io {
+                path: opts.dir.clone(),
+                what: "cannot start writer threads".into(),
+                source: Arc::new(std::io::Error::other(e)),
             })?,
     );
+    let store = TierStore::new(g, &opts.dir);
     for (pos, &t) in tiers.iter().enumerate() {
         let name = g.tier_name(t);
-        let path = tablebase::tier_path(&opts.dir, g.id(), &name);
+        let path = store.path(t);
         let positions = g.tier_size(t);
         let real = g.tier_positions(t);
         if path.exists() {
-            match tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t) {
+            match store.meta(t) {
                 Ok(meta) => {
                     reports.push(TierReport {
                         tier: t,
@@ -222,9 +220,7 @@ fn solve_tiers<G: Game>(
         loaded.retain(|k, _| still_needed.contains(k));
         for d in g.tier_deps(t) {
             if let Entry::Vacant(slot) = loaded.entry(d) {
-                let dpath = tablebase::tier_path(&opts.dir, g.id(), &g.tier_name(d));
-                let values = tablebase::read_tier_values(&dpath, g.id(), g.rules_hash(), d)?;
-                slot.insert(Arc::new(values));
+                slot.insert(Arc::new(store.load(d)?));
             }
         }
         let mut lower = Lower::new();
