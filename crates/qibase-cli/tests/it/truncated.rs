@@ -1,9 +1,10 @@
 //! A tier file cut short under a running `serve`, `engine` or `query -`
 //! (as `truncate -s` would) fails the lookups that need its lost bytes,
 //! with the file's path, and nothing else: the process goes on answering
-//! other tiers, other games and everything that needs no table. (With the
-//! files memory-mapped, as before, the next lookup was a SIGBUS that
-//! killed the whole process.)
+//! other tiers, other games and everything that needs no table. The files
+//! are memory-mapped under a SIGBUS guard (without it, the next lookup was
+//! a SIGBUS that killed the whole process); the same holds with positional
+//! reads (`QIBASE_TB_READ=pread`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -147,9 +148,14 @@ struct Child {
 
 impl Child {
     fn start(args: &[&str]) -> Child {
+        Child::start_with(args, &[])
+    }
+
+    fn start_with(args: &[&str], env: &[(&str, &str)]) -> Child {
         let mut child = Command::new(env!("CARGO_BIN_EXE_qibase"))
             .current_dir(crate::common::root())
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -208,9 +214,39 @@ fn engine_answers_an_error_for_a_truncated_tier_and_goes_on() {
 
 #[test]
 fn query_lines_answer_an_error_for_a_truncated_tier_and_go_on() {
-    let d = copy("trunc-query");
+    query_lines_survive_truncation("trunc-query", "map");
+}
+
+#[test]
+fn positional_reads_answer_an_error_for_a_truncated_tier_too() {
+    query_lines_survive_truncation("trunc-query-pread", "pread");
+}
+
+#[test]
+fn a_bad_read_mode_is_refused() {
+    let p = plan(solved());
+    let out = Command::new(env!("CARGO_BIN_EXE_qibase"))
+        .current_dir(crate::common::root())
+        .args(["query", GAME, &p.first, "--dir", solved().to_str().unwrap()])
+        .env("QIBASE_TB_READ", "mmap")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("QIBASE_TB_READ must be 'map' or 'pread'"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+fn query_lines_survive_truncation(name: &str, mode: &str) {
+    let d = copy(name);
     let p = plan(&d);
-    let mut query = Child::start(&["query", GAME, "-", "--dir", d.to_str().unwrap()]);
+    let mut query = Child::start_with(
+        &["query", GAME, "-", "--dir", d.to_str().unwrap()],
+        &[("QIBASE_TB_READ", mode)],
+    );
     let j = query.ask(&p.first);
     assert!(j["value"].is_string(), "{j}");
     truncate(&p.file);

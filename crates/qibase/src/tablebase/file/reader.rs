@@ -1,16 +1,17 @@
-//! Reading tier files with positional reads: [`TierFile`] reads and
-//! checks the header when it opens a file, each chunk of the block index
-//! the first time a lookup needs it (kept in memory), and exactly the
-//! bytes of each block it decodes.
+//! Reading tier files: [`TierFile`] checks the header when it opens a
+//! file, each chunk of the block index the first time a lookup needs it
+//! (kept in memory), and each block's streams whenever it decodes them.
 //!
-//! Why positional reads and not a memory map (as before): a mapped file
-//! that shrinks under the process (truncated, or rewritten in place by
-//! something other than qibase) makes the next access to a vanished page
-//! a SIGBUS, which kills the whole process, a server with all its
-//! clients. A read past the end is an ordinary error: the lookup fails
-//! with a corrupt-file error naming the file, and everything else goes
-//! on. Files that are replaced the qibase way (write, rename) do not
-//! change under an open file either way.
+//! The file is memory-mapped, under the guard of
+//! [`guarded_map`](crate::sys::guarded_map): a file that shrinks under
+//! the process (truncated, or rewritten in place by something other than
+//! qibase) makes the next lookup that touches a vanished page a corrupt-
+//! file error naming the file, not a SIGBUS that kills a server with all
+//! its clients. A cold lookup then costs no system call: positional
+//! reads (`pread`), which this reader falls back on when a map cannot be
+//! guarded, or uses everywhere with `QIBASE_TB_READ=pread`, make cold
+//! lookups 2–3× slower. Files that are replaced the qibase way (write,
+//! rename) do not change under an open file either way.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -24,6 +25,7 @@ use super::checksum::{checksum32, checksum64};
 use super::header::{decode_index, head_len, stream_ranges, BlockEntry, Layout, PREAMBLE_LEN};
 use crate::game::TierKey;
 use crate::prefetch::prefetch;
+use crate::sys::guarded_map::GuardedMap;
 use crate::tablebase::cache::{BlockCache, Lookup};
 use crate::tablebase::codec::{CodecError, TierModel};
 use crate::tablebase::{TbError, TierMeta};
@@ -34,6 +36,18 @@ use super::header::INDEX_CHUNK;
 /// Cache keys of different open files never collide.
 static NEXT_FILE_ID: AtomicU32 = AtomicU32::new(1);
 
+/// True if tier files are to be read with positional reads instead of a
+/// map (`QIBASE_TB_READ=pread`; `map`, the default, or unset maps them),
+/// read once; `None` for another value.
+fn positional_reads() -> Option<bool> {
+    static PREAD: OnceLock<Option<bool>> = OnceLock::new();
+    *PREAD.get_or_init(|| match std::env::var("QIBASE_TB_READ").as_deref() {
+        Err(_) | Ok("map") => Some(false),
+        Ok("pread") => Some(true),
+        Ok(_) => None,
+    })
+}
+
 /// Blocks decoded together by a whole-tier read: their streams are two
 /// reads (one per section), and the batches are decoded in parallel.
 const READ_ALL_BATCH: usize = 64;
@@ -42,6 +56,9 @@ const READ_ALL_BATCH: usize = 64;
 pub struct TierFile {
     path: PathBuf,
     file: File,
+    /// The whole file mapped, unless positional reads were asked for or
+    /// the map could not be guarded.
+    map: Option<GuardedMap>,
     /// The file's length when it was opened (the header's total).
     len: u64,
     layout: Layout,
@@ -145,9 +162,22 @@ impl TierFile {
             )
         })?;
         let chunks = layout.header.index_checksums.len();
+        let Some(pread) = positional_reads() else {
+            return Err(TbError::io(
+                path,
+                "cannot open tier file",
+                std::io::Error::other("QIBASE_TB_READ must be 'map' or 'pread'"),
+            ));
+        };
+        let map = if pread {
+            None
+        } else {
+            GuardedMap::new(&file, len).map_err(|e| TbError::io(path, "cannot map tier file", e))?
+        };
         Ok(TierFile {
             path: path.to_path_buf(),
             file,
+            map,
             len,
             layout,
             model,
@@ -202,34 +232,78 @@ impl TierFile {
         &self.layout
     }
 
-    /// Read `buf.len()` bytes at `offset` of the file: `what` names them
-    /// in an error.
-    fn read_at(
-        &self,
-        buf: &mut [u8],
-        offset: u64,
+    /// The error for a read past the file's end: it is shorter now than
+    /// when it was opened. `what` names the bytes.
+    #[cold]
+    fn truncated(&self, what: String) -> TbError {
+        let now = self
+            .file
+            .metadata()
+            .map_or_else(|_| "fewer".to_string(), |m| m.len().to_string());
+        TbError::corrupt(
+            &self.path,
+            format!(
+                "truncated file ({what} is past its end: {now} bytes now, {} when it was opened)",
+                self.len
+            ),
+        )
+    }
+
+    /// True if the file is no longer whole: a read of the map touched a
+    /// vanished page, or (checked only when `stat` is set, on the error
+    /// path) the file is shorter than when it was opened.
+    #[cold]
+    fn shrunk(&self, stat: bool) -> bool {
+        self.map.as_ref().is_some_and(GuardedMap::damaged)
+            || (stat && self.file.metadata().is_ok_and(|m| m.len() < self.len))
+    }
+
+    /// The bytes `range` of the file: a slice of the map, or read into
+    /// `buf` (as long as the range) with a positional read. `what` names
+    /// them in an error.
+    #[inline]
+    fn span<'a>(
+        &'a self,
+        buf: &'a mut [u8],
+        range: std::ops::Range<u64>,
         what: impl FnOnce() -> String,
-    ) -> Result<(), TbError> {
-        self.file.read_exact_at(buf, offset).map_err(|e| {
+    ) -> Result<&'a [u8], TbError> {
+        if let Some(map) = &self.map {
+            return map
+                .bytes()
+                .get(range.start as usize..range.end as usize)
+                .ok_or_else(|| self.truncated(format!("{} at bytes {range:?}", what())));
+        }
+        let buf = &mut buf[..(range.end - range.start) as usize];
+        self.file.read_exact_at(buf, range.start).map_err(|e| {
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                let now = self
-                    .file
-                    .metadata()
-                    .map_or_else(|_| "fewer".to_string(), |m| m.len().to_string());
-                TbError::corrupt(
-                    &self.path,
-                    format!(
-                        "truncated file ({} at bytes {offset}..{} is past its end: {now} bytes \
-                         now, {} when it was opened)",
-                        what(),
-                        offset + buf.len() as u64,
-                        self.len
-                    ),
-                )
+                self.truncated(format!("{} at bytes {range:?}", what()))
             } else {
                 TbError::io(&self.path, format!("cannot read {}", what()), e)
             }
-        })
+        })?;
+        Ok(buf)
+    }
+
+    /// A buffer length for reading `n` bytes: none are needed from a map.
+    #[inline]
+    fn buffer_len(&self, n: u64) -> usize {
+        if self.map.is_some() {
+            0
+        } else {
+            n as usize
+        }
+    }
+
+    /// The error for bytes of block `b` that fail their check (`why`):
+    /// a truncated file if it shrank, else a corrupt block.
+    #[cold]
+    fn bad_bytes(&self, b: usize, why: String) -> TbError {
+        if self.shrunk(true) {
+            self.truncated(format!("block {b}"))
+        } else {
+            TbError::corrupt(&self.path, format!("corrupt block {b} ({why})"))
+        }
     }
 
     /// Index chunk `c`, read and checked on first use.
@@ -244,16 +318,21 @@ impl TierFile {
     #[cold]
     fn load_index_chunk(&self, c: usize) -> Result<&[BlockEntry], TbError> {
         let (at, n) = self.layout.index_chunk_span(c);
-        let mut bytes = vec![0; n];
-        self.read_at(&mut bytes, at, || format!("block index chunk {c}"))?;
-        if checksum64(&bytes) != self.layout.header.index_checksums[c] {
+        let mut buf = vec![0; self.buffer_len(n as u64)];
+        let bytes = self.span(&mut buf, at..at + n as u64, || {
+            format!("block index chunk {c}")
+        })?;
+        if checksum64(bytes) != self.layout.header.index_checksums[c] || self.shrunk(false) {
+            if self.shrunk(true) {
+                return Err(self.truncated(format!("block index chunk {c}")));
+            }
             return Err(TbError::corrupt(
                 &self.path,
                 format!("corrupt block index (index checksum mismatch in chunk {c})"),
             ));
         }
         // Two threads may both read it; the first one stored wins.
-        let _ = self.index[c].set(decode_index(&bytes).into_boxed_slice());
+        let _ = self.index[c].set(decode_index(bytes).into_boxed_slice());
         Ok(self.index[c].get().expect("set above"))
     }
 
@@ -276,47 +355,48 @@ impl TierFile {
         Ok(Streams { wdl, rem, entry })
     }
 
-    /// Read block `b`'s WDL stream (and, if `with_rem`, its remoteness
-    /// stream) into `buf` (as long as both), checksums checked; returns
-    /// the two streams (the second empty unless `with_rem`).
+    /// Block `b`'s WDL stream (and, if `with_rem`, its remoteness
+    /// stream), from the map or read into `buf` (as long as both, or
+    /// empty for a map), checksums checked; returns the two streams (the
+    /// second empty unless `with_rem`).
     fn read_streams<'a>(
-        &self,
+        &'a self,
         b: usize,
         s: &Streams,
         buf: &'a mut [u8],
         with_rem: bool,
     ) -> Result<(&'a [u8], &'a [u8]), TbError> {
-        let wl = (s.wdl.end - s.wdl.start) as usize;
+        let wl = if buf.is_empty() {
+            0
+        } else {
+            (s.wdl.end - s.wdl.start) as usize
+        };
         let (w, r) = buf.split_at_mut(wl);
-        self.read_at(w, s.wdl.start, || format!("block {b}'s WDL stream"))?;
-        if checksum32(w) != s.entry.wdl_checksum {
-            return Err(TbError::corrupt(
-                &self.path,
-                format!("corrupt block {b} (WDL block checksum mismatch)"),
-            ));
+        let w = self.span(w, s.wdl.clone(), || format!("block {b}'s WDL stream"))?;
+        if checksum32(w) != s.entry.wdl_checksum || self.shrunk(false) {
+            return Err(self.bad_bytes(b, "WDL block checksum mismatch".into()));
         }
         if !with_rem {
             return Ok((w, &[]));
         }
-        self.read_at(r, s.rem.start, || format!("block {b}'s remoteness stream"))?;
-        if checksum32(r) != s.entry.rem_checksum {
-            return Err(TbError::corrupt(
-                &self.path,
-                format!("corrupt block {b} (remoteness block checksum mismatch)"),
-            ));
+        let r = self.span(r, s.rem.clone(), || {
+            format!("block {b}'s remoteness stream")
+        })?;
+        if checksum32(r) != s.entry.rem_checksum || self.shrunk(false) {
+            return Err(self.bad_bytes(b, "remoteness block checksum mismatch".into()));
         }
         Ok((w, r))
     }
 
     fn bad_block(&self, b: usize, e: CodecError) -> TbError {
-        TbError::corrupt(&self.path, format!("corrupt block {b} ({e})"))
+        self.bad_bytes(b, e.to_string())
     }
 
     /// Decode the first `out.len()` values of block `b` (all of them when
     /// `out` has the block's length, which also checks the streams' ends).
     fn decode_block(&self, b: usize, out: &mut [Packed]) -> Result<(), TbError> {
         let s = self.streams(b)?;
-        let n = (s.wdl.end - s.wdl.start + s.rem.end - s.rem.start) as usize;
+        let n = self.buffer_len(s.wdl.end - s.wdl.start + s.rem.end - s.rem.start);
         with_buffer(n, |buf| {
             let (w, r) = self.read_streams(b, &s, buf, true)?;
             self.model
@@ -353,12 +433,12 @@ impl TierFile {
             .collect::<Result<_, _>>()?;
         let (s0, last) = (&streams[0], &streams[count - 1]);
         // The batch's streams lie back to back in each section.
-        let mut wdl = vec![0; (last.wdl.end - s0.wdl.start) as usize];
-        let mut rem = vec![0; (last.rem.end - s0.rem.start) as usize];
-        self.read_at(&mut wdl, s0.wdl.start, || {
+        let mut wbuf = vec![0; self.buffer_len(last.wdl.end - s0.wdl.start)];
+        let mut rbuf = vec![0; self.buffer_len(last.rem.end - s0.rem.start)];
+        let wdl = self.span(&mut wbuf, s0.wdl.start..last.wdl.end, || {
             format!("the WDL streams of blocks {first}..{}", first + count)
         })?;
-        self.read_at(&mut rem, s0.rem.start, || {
+        let rem = self.span(&mut rbuf, s0.rem.start..last.rem.end, || {
             format!(
                 "the remoteness streams of blocks {first}..{}",
                 first + count
@@ -370,17 +450,11 @@ impl TierFile {
                 &wdl[(s.wdl.start - s0.wdl.start) as usize..(s.wdl.end - s0.wdl.start) as usize];
             let r =
                 &rem[(s.rem.start - s0.rem.start) as usize..(s.rem.end - s0.rem.start) as usize];
-            if checksum32(w) != s.entry.wdl_checksum {
-                return Err(TbError::corrupt(
-                    &self.path,
-                    format!("corrupt block {b} (WDL block checksum mismatch)"),
-                ));
+            if checksum32(w) != s.entry.wdl_checksum || self.shrunk(false) {
+                return Err(self.bad_bytes(b, "WDL block checksum mismatch".into()));
             }
             if checksum32(r) != s.entry.rem_checksum {
-                return Err(TbError::corrupt(
-                    &self.path,
-                    format!("corrupt block {b} (remoteness block checksum mismatch)"),
-                ));
+                return Err(self.bad_bytes(b, "remoteness block checksum mismatch".into()));
             }
             self.model
                 .decode_values(w, r, self.layout.block_len(b), out)
@@ -481,7 +555,7 @@ impl TierFile {
     /// segment, and for a win or loss the slot's Rice code.
     fn decode_value(&self, b: usize, off: usize) -> Result<Packed, TbError> {
         let s = self.streams(b)?;
-        let n = (s.wdl.end - s.wdl.start + s.rem.end - s.rem.start) as usize;
+        let n = self.buffer_len(s.wdl.end - s.wdl.start + s.rem.end - s.rem.start);
         with_buffer(n, |buf| {
             let (w, r) = self.read_streams(b, &s, buf, true)?;
             self.model
@@ -494,7 +568,7 @@ impl TierFile {
     /// stream alone, without the cache.
     fn decode_wdl(&self, b: usize, off: usize) -> Result<Wdl, TbError> {
         let s = self.streams(b)?;
-        let n = (s.wdl.end - s.wdl.start) as usize;
+        let n = self.buffer_len(s.wdl.end - s.wdl.start);
         let x = with_buffer(n, |buf| {
             let (w, _) = self.read_streams(b, &s, buf, false)?;
             self.model
