@@ -24,8 +24,8 @@
 //! loss); if every move is equally good, there is no mistake to make and the
 //! level plays as `hard`.
 //!
-//! All randomness comes from [`Rng`] (splitmix64), seeded by `--seed`, so a
-//! game is reproducible.
+//! All randomness comes from [`Rng`] (the project's splitmix64,
+//! [`crate::rng`]), seeded by `--seed`, so a game is reproducible.
 
 use std::fmt;
 use std::str::FromStr;
@@ -34,45 +34,7 @@ use crate::analysis::{analyse, Analysis, LookupError, MoveInfo, Oracle};
 use crate::game::Game;
 use crate::value::{Value, Wdl};
 
-/// A small reproducible random generator: splitmix64.
-#[derive(Clone, Debug)]
-pub struct Rng {
-    state: u64,
-}
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng { state: seed }
-    }
-
-    /// A seed from the clock, for when the user gives none.
-    pub fn clock_seed() -> u64 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        nanos ^ ((std::process::id() as u64) << 32)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`), without modulo bias worth mentioning
-    /// (multiply-shift).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-
-    /// `true` with probability `percent` / 100.
-    pub fn chance(&mut self, percent: u32) -> bool {
-        self.below(100) < percent as usize
-    }
-}
+pub use crate::rng::Rng;
 
 /// How well the program plays.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -256,17 +218,6 @@ pub fn choose<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rng_is_reproducible_and_in_range() {
-        let mut a = Rng::new(7);
-        let mut b = Rng::new(7);
-        for _ in 0..1000 {
-            let x = a.below(13);
-            assert_eq!(x, b.below(13));
-            assert!(x < 13);
-        }
-    }
 
     #[test]
     fn difficulty_names_round_trip() {

@@ -40,6 +40,7 @@ use std::fmt;
 use rayon::prelude::*;
 
 use crate::game::{child_ranks_by_moves, Game, TierKey};
+use crate::rng::Rng;
 use crate::solver::derive_value;
 use crate::value::{Packed, Value};
 
@@ -136,13 +137,6 @@ impl Summary {
     }
 }
 
-fn splitmix(s: u64) -> u64 {
-    let mut z = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// The slots of tier `t` that `scope` walks: all of a small tier, else a
 /// seeded sample. The bool says whether all were taken.
 fn slots_of(size: u64, t: TierKey, scope: &Scope) -> (Vec<u64>, bool) {
@@ -151,7 +145,7 @@ fn slots_of(size: u64, t: TierKey, scope: &Scope) -> (Vec<u64>, bool) {
     } else {
         let base = scope.seed ^ (t as u64).wrapping_mul(0x2545_f491_4f6c_dd1d);
         let v = (0..scope.samples)
-            .map(|k| splitmix(base.wrapping_add(k)) % size)
+            .map(|k| Rng::new(base.wrapping_add(k)).next_u64() % size)
             .collect();
         (v, false)
     }

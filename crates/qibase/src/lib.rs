@@ -9,7 +9,8 @@
 //! * [`prefetch`] — software prefetch of cache lines;
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
-//! * [`ai`] — the program's move choice at each difficulty level.
+//! * [`ai`] — the program's move choice at each difficulty level;
+//! * [`rng`] — the one seeded random generator (splitmix64).
 
 pub mod ai;
 pub mod analysis;
@@ -20,6 +21,7 @@ pub mod hugemem;
 pub mod numbering;
 mod perft;
 pub mod prefetch;
+pub mod rng;
 pub mod solver;
 pub mod tablebase;
 pub mod value;

@@ -328,7 +328,7 @@ fn no_legal_move_loses() {
 #[test]
 fn parse_format_round_trip() {
     for g in [std_game(), small_game()] {
-        let mut rng = Rng(17);
+        let mut rng = Rng::new(17);
         for _ in 0..20_000 {
             let s = random_pos(&mut rng, g.width() as usize, g.height() as usize, 6);
             let p = g.parse_pos(&s).unwrap();
@@ -511,7 +511,7 @@ fn total_sizes() {
 fn engine_symmetries_match_the_naive_ones() {
     for g in [std_game(), small_game()] {
         let (w, h) = (g.width() as usize, g.height() as usize);
-        let mut rng = Rng(11);
+        let mut rng = Rng::new(11);
         for _ in 0..2000 {
             let s = random_pos(&mut rng, w, h, 6);
             let p = g.parse_pos(&s).unwrap();
@@ -533,7 +533,7 @@ fn engine_symmetries_match_the_naive_ones() {
 fn rules_are_invariant_under_the_symmetries() {
     for g in [std_game(), small_game()] {
         let (w, h) = (g.width() as usize, g.height() as usize);
-        let mut rng = Rng(12);
+        let mut rng = Rng::new(12);
         let mut ms = Vec::new();
         for _ in 0..5000 {
             let s = random_pos(&mut rng, w, h, 6);
@@ -636,7 +636,7 @@ fn used_slots_match_burnside_on_small_tiers() {
 fn rank_unrank_random_on_all_tiers() {
     for g in [std_game(), small_game()] {
         let (w, h) = (g.width() as usize, g.height() as usize);
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         for t in g.tiers(None) {
             let size = g.tier_size(t);
             let (a, b) = ((t / 16) as usize, (t % 16) as usize);
@@ -721,7 +721,7 @@ fn perft_matches_the_naive_generator() {
     // From random mid-game positions too (lone pieces, captures).
     for g in [std_game(), small_game()] {
         let nv = naive_of(&g);
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         for _ in 0..200 {
             let s = random_pos(&mut rng, g.width() as usize, g.height() as usize, 6);
             let p = g.parse_pos(&s).unwrap();
@@ -745,7 +745,7 @@ fn naive_children(nv: &Naive, s: &str) -> Vec<(String, String)> {
 fn move_results_match_the_naive_generator() {
     for g in [std_game(), small_game()] {
         let nv = naive_of(&g);
-        let mut rng = Rng(31337);
+        let mut rng = Rng::new(31337);
         let mut ms = Vec::new();
         let mut by_kind: HashMap<(u32, u32), usize> = HashMap::new();
         for _ in 0..40_000 {

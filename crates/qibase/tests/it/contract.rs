@@ -6,6 +6,7 @@
 use qibase::contract::{check_game, check_values, Clause, Scope};
 use qibase::game::Game;
 use qibase::games::{CannonChess, Cannons, Weiming};
+use qibase::rng::Rng;
 use qibase::solver::solve_in_memory;
 
 /// Walk `g`: the closed subset up to `max_pieces` slot by slot (tiers up to
@@ -66,50 +67,42 @@ fn three_cannons_keeps_the_contract() {
     check(&Cannons::three_cannons(), Some(4), 300_000);
 }
 
-/// Seeded PRNG (splitmix64).
-struct Rng(u64);
+/// Uniform in `0..n`.
+fn below(rng: &mut Rng, n: u32) -> u32 {
+    rng.below(n as usize) as u32
+}
 
-impl Rng {
-    fn below(&mut self, n: u32) -> u32 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) % n as u64) as u32
-    }
-
-    /// A board string of `w` × `h` with the given pieces on random points.
-    fn board(&mut self, w: u32, h: u32, pieces: &[(char, u32)]) -> String {
-        let n = w * h;
-        let mut cells = vec!['.'; n as usize];
-        for &(c, k) in pieces {
-            for _ in 0..k {
-                let mut q = self.below(n) as usize;
-                while cells[q] != '.' {
-                    q = self.below(n) as usize;
-                }
-                cells[q] = c;
+/// A board string of `w` × `h` with the given pieces on random points.
+fn random_board(rng: &mut Rng, w: u32, h: u32, pieces: &[(char, u32)]) -> String {
+    let n = w * h;
+    let mut cells = vec!['.'; n as usize];
+    for &(c, k) in pieces {
+        for _ in 0..k {
+            let mut q = rng.below(n as usize);
+            while cells[q] != '.' {
+                q = rng.below(n as usize);
             }
+            cells[q] = c;
         }
-        (0..h)
-            .rev()
-            .map(|r| {
-                cells[(r * w) as usize..((r + 1) * w) as usize]
-                    .iter()
-                    .collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("/")
     }
+    (0..h)
+        .rev()
+        .map(|r| {
+            cells[(r * w) as usize..((r + 1) * w) as usize]
+                .iter()
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 #[test]
 fn random_cannon_chess_variants_keep_the_contract() {
-    let mut rng = Rng(2026);
+    let mut rng = Rng::new(2026);
     for k in 0..6 {
-        let (w, h) = (3 + rng.below(3), 3 + rng.below(2));
-        let (x, o) = (1 + rng.below(3), 1 + rng.below(3));
-        let start = format!("{} X", rng.board(w, h, &[('X', x), ('O', o)]));
+        let (w, h) = (3 + below(&mut rng, 3), 3 + below(&mut rng, 2));
+        let (x, o) = (1 + below(&mut rng, 3), 1 + below(&mut rng, 3));
+        let start = format!("{} X", random_board(&mut rng, w, h, &[('X', x), ('O', o)]));
         let id = format!("random-cc-{k}");
         let g = CannonChess::new(&id, &id, w, h, &start)
             .unwrap_or_else(|e| panic!("{w}x{h} {start}: {e}"));
@@ -119,12 +112,12 @@ fn random_cannon_chess_variants_keep_the_contract() {
 
 #[test]
 fn random_cannons_variants_keep_the_contract() {
-    let mut rng = Rng(1911);
+    let mut rng = Rng::new(1911);
     for k in 0..6 {
-        let (w, h) = (3 + rng.below(3), 3 + rng.below(2));
-        let c = 1 + rng.below(2);
-        let s = (4 + rng.below(4)).min(w * h - c);
-        let start = format!("{} C", rng.board(w, h, &[('C', c), ('S', s)]));
+        let (w, h) = (3 + below(&mut rng, 3), 3 + below(&mut rng, 2));
+        let c = 1 + below(&mut rng, 2);
+        let s = (4 + below(&mut rng, 4)).min(w * h - c);
+        let start = format!("{} C", random_board(&mut rng, w, h, &[('C', c), ('S', s)]));
         let id = format!("random-cannons-{k}");
         let g = Cannons::new(&id, &id, w, h, c, s, &start);
         check(&g, Some(6), 150_000);

@@ -1,25 +1,10 @@
-//! Test helpers for cannon chess: a seeded PRNG and a deliberately naive,
+//! Test helpers for cannon chess: the seeded PRNG and a deliberately naive,
 //! independent rules implementation on 2D character grids (no bitboards, no
 //! code shared with the engine), used to cross-check the engine.
 
 #![allow(dead_code)]
 
-/// splitmix64: small, seeded, reproducible.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in 0..n.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+pub use qibase::rng::Rng;
 
 /// A position on a grid: `grid[rank][file]`, rank 0 = rank 1 (bottom).
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -189,8 +174,8 @@ impl Naive {
 
 /// A random position string: X and O counts in 0..=max each, random side.
 pub fn random_pos(rng: &mut Rng, w: usize, h: usize, max: usize) -> String {
-    let nx = rng.below(max as u64 + 1) as usize;
-    let no = rng.below(max as u64 + 1) as usize;
+    let nx = rng.below(max + 1);
+    let no = rng.below(max + 1);
     let x_to_move = rng.below(2) == 0;
     random_pos_counts(rng, w, h, nx, no, x_to_move)
 }
@@ -208,7 +193,7 @@ pub fn random_pos_counts(
     for (c, k) in [('X', nx), ('O', no)] {
         let mut placed = 0;
         while placed < k {
-            let i = rng.below((w * h) as u64) as usize;
+            let i = rng.below(w * h);
             if cells[i] == '.' {
                 cells[i] = c;
                 placed += 1;
