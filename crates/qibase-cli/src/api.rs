@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use qibase::ai::{choose, Difficulty, Rng};
-use qibase::analysis::{analyse, pass_turn, principal_variation, LookupError, MoveInfo, Oracle};
+use qibase::analysis::{analyse, principal_variation, LookupError, MoveInfo, Oracle};
 use qibase::game::{Game, GameEnd};
 use qibase::value::{Value, Wdl};
 
@@ -60,10 +60,11 @@ pub struct EndJson {
     pub value: ValueJson,
 }
 
-impl From<GameEnd> for EndJson {
-    fn from(e: GameEnd) -> Self {
+impl EndJson {
+    /// The end `e` of a position of `g`, in the game's words.
+    pub fn of<G: Game>(g: &G, e: GameEnd) -> Self {
         EndJson {
-            reason: e.reason.describe().to_string(),
+            reason: g.describe_end(e.reason),
             value: e.value.into(),
         }
     }
@@ -95,7 +96,7 @@ impl MoveJson {
             position: g.format_pos(&m.after),
             board: board_of(g, &m.after),
             value: Some(m.value.into()),
-            end: g.game_end(&m.after).map(EndJson::from),
+            end: g.game_end(&m.after).map(|e| EndJson::of(g, e)),
         }
     }
 }
@@ -279,7 +280,7 @@ fn pass_of<G: Game>(g: &G, p: &G::Pos, end: &Option<GameEnd>) -> Option<String> 
     if end.is_some() {
         return None;
     }
-    pass_turn(g, p).ok().map(|q| g.format_pos(&q))
+    Some(g.format_pos(&g.pass(p)))
 }
 
 /// The `query` answer; with the principal variation if `with_pv`.
@@ -302,7 +303,7 @@ pub fn query<G: Game>(
         board: board_of(g, p),
         side_to_move: side_letter(g, p),
         value: a.value.into(),
-        end: a.end.map(EndJson::from),
+        end: a.end.map(|e| EndJson::of(g, e)),
         best: a.best().map(|m| m.text.clone()),
         moves: a.moves.iter().map(|m| MoveJson::of(g, m)).collect(),
         pv,
@@ -327,7 +328,7 @@ pub fn moves<G: Game>(g: &G, p: &G::Pos) -> MovesJson {
                 position: g.format_pos(&q),
                 board: board_of(g, &q),
                 value: e.map(|e| Value::of_move_to(e.value).into()),
-                end: e.map(EndJson::from),
+                end: e.map(|e| EndJson::of(g, e)),
             }
         })
         .collect();
@@ -336,7 +337,7 @@ pub fn moves<G: Game>(g: &G, p: &G::Pos) -> MovesJson {
         position: g.format_pos(p),
         board: board_of(g, p),
         side_to_move: side_letter(g, p),
-        end: end.map(EndJson::from),
+        end: end.map(|e| EndJson::of(g, e)),
         moves: list,
         pass: pass_of(g, p, &end),
     }
@@ -368,7 +369,7 @@ pub fn bestmove<G: Game>(
         board: board_of(g, p),
         side_to_move: side_letter(g, p),
         value: a.value.into(),
-        end: a.end.map(EndJson::from),
+        end: a.end.map(|e| EndJson::of(g, e)),
         difficulty: level.name().to_string(),
         seed,
         mv: chosen.map(|m| MoveJson::of(g, m)),

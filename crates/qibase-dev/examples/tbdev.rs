@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use qibase::game::Game;
+use qibase::game::Tiers;
 use qibase::games::AnyGame;
 use qibase::tablebase::writer::{encode_tier, WriteOptions};
 use qibase::tablebase::{file_version, read_v2, tier_path, TierFile, FORMAT_VERSION};

@@ -13,7 +13,7 @@ use std::time::Instant;
 use clap::Args;
 use rayon::prelude::*;
 
-use qibase::game::{Game, TierKey};
+use qibase::game::{Game, TierKey, Tiers};
 use qibase::rng::Rng;
 use qibase::tablebase::cache::BlockCache;
 use qibase::tablebase::Tablebase;

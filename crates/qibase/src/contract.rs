@@ -54,7 +54,7 @@ pub const MAX_TIER_SIZE: u64 = u32::MAX as u64;
 /// Which part of a game [`check_game`] walks.
 #[derive(Clone, Debug)]
 pub struct Scope {
-    /// The closed subset (`Game::tiers`); `None` for the whole game.
+    /// The closed subset (`Tiers::tiers`); `None` for the whole game.
     pub max_pieces: Option<u32>,
     /// Tiers with at most this many slots are walked slot by slot.
     pub every_slot_up_to: u64,

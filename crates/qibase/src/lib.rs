@@ -1,6 +1,7 @@
 //! qibase: exact solutions of small traditional Chinese board games.
 //!
-//! * [`game`] — the game API the solver works through;
+//! * [`game`] — the game API: [`Rules`], [`Notation`] and [`Tiers`] (what
+//!   the solver works through), [`Game`] for all three;
 //! * [`contract`] — a checker of the game API contract for any game;
 //! * [`games`] — the rules of each game (cannon chess, weiming, the cannon games);
 //! * [`numbering`] — dense numbering of point sets and grid symmetries;
@@ -26,6 +27,6 @@ pub mod solver;
 pub mod tablebase;
 pub mod value;
 
-pub use game::{EndReason, Game, GameEnd, Side, TierKey};
+pub use game::{EndReason, Game, GameEnd, Notation, Rules, Side, TierKey, Tiers};
 pub use perft::perft;
 pub use value::Value;

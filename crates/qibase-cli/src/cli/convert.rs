@@ -12,7 +12,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
-use qibase::game::Game;
+use qibase::game::{Game, Tiers};
 use qibase::tablebase::{file_version, read_v2, tier_path, write_tier, TierFile, FORMAT_VERSION};
 use qibase::with_game;
 

@@ -9,7 +9,7 @@
 
 use super::CliError;
 use crate::report::markdown::int as group;
-use qibase::game::{Game, TierKey};
+use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::games::AnyGame;
 use qibase::with_game;
 

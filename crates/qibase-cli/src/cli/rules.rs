@@ -5,7 +5,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::{game_by_id, CliError, CliResult};
-use qibase::game::Game;
+use qibase::game::{Game, Notation, Rules};
 use qibase::games::GAME_IDS;
 use qibase::with_game;
 
@@ -53,7 +53,7 @@ pub fn show(a: &ShowArgs) -> CliResult {
         print!("{}", g.diagram(&p, None));
         println!("{}", g.format_pos(&p));
         if let Some(end) = g.game_end(&p) {
-            println!("game over: {} ({})", end.reason.describe(), end.value);
+            println!("game over: {} ({})", g.describe_end(end.reason), end.value);
         }
         Ok(())
     })
@@ -88,13 +88,13 @@ pub fn moves(a: &MovesArgs) -> CliResult {
             println!("{}", crate::api::to_line(&crate::api::moves(g, &p)));
         } else {
             if let Some(e) = g.game_end(&p) {
-                println!("game over: {} ({})", e.reason.describe(), e.value);
+                println!("game over: {} ({})", g.describe_end(e.reason), e.value);
             }
             for (m, q, e) in &rows {
                 match e {
                     Some(e) => println!(
                         "{m:<8} {q}   ends: {} ({} for the side to move)",
-                        e.reason.describe(),
+                        g.describe_end(e.reason),
                         e.value
                     ),
                     None => println!("{m:<8} {q}"),

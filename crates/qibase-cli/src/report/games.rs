@@ -11,13 +11,13 @@
 //!   of the board and stands for as many positions as the orbit has members.
 //!
 //! How many positions a slot stands for is the game's own answer
-//! ([`Game::orbit_size`]); the report only splits it over the variants.
+//! ([`Tiers::orbit_size`](qibase::game::Tiers::orbit_size)); the report only splits it over the variants.
 
 use std::fmt::Write as _;
 
 use super::markdown::{int, verdict};
 use super::{Probe, ReportOptions};
-use qibase::game::{Game, Side};
+use qibase::game::{Game, Notation, Rules, Side, Tiers};
 use qibase::games::cannon_chess::{CannonChess, CcPos};
 use qibase::games::cannons::{Cannons, CannonsPos};
 use qibase::games::weiming::{Weiming, WeimingPos};

@@ -53,7 +53,7 @@
 use super::grid;
 use super::rules_hash::RulesHasher;
 use super::variant::{self, ParamDoc};
-use crate::game::{EndReason, Game, GameEnd, Side, TierKey};
+use crate::game::{EndReason, GameEnd, Notation, Rules, Side, TierKey, Tiers};
 use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
 use std::ops::Range;
@@ -494,14 +494,111 @@ impl CannonChess {
     }
 }
 
-impl Game for CannonChess {
+impl Rules for CannonChess {
     type Pos = CcPos;
+
     type Move = CcMove;
 
-    fn id(&self) -> &str {
-        &self.id
+    fn start(&self) -> CcPos {
+        self.start
     }
 
+    fn side_to_move(&self, p: &CcPos) -> Side {
+        if p.x_to_move {
+            Side::First
+        } else {
+            Side::Second
+        }
+    }
+
+    fn rule_end(&self, p: &CcPos) -> Option<GameEnd> {
+        let (me, opp) = (p.me, p.opp);
+        if me == 0 {
+            Some(GameEnd {
+                value: Value::Loss(0),
+                reason: EndReason::NoPiecesLeft,
+            })
+        } else if opp == 0 {
+            Some(GameEnd {
+                value: Value::Win(0),
+                reason: EndReason::OpponentHasNoPieces,
+            })
+        } else if self.rules.one_v_one_draw && me & (me - 1) == 0 && opp & (opp - 1) == 0 {
+            Some(GameEnd {
+                value: Value::Draw,
+                reason: EndReason::BothDownTo { pieces: 1 },
+            })
+        } else {
+            None
+        }
+    }
+
+    fn moves(&self, p: &CcPos, out: &mut Vec<CcMove>) {
+        let me = p.me;
+        let opp = p.opp;
+        let occ = me | opp;
+        if me != 0 && me & (me - 1) == 0 {
+            let f = me.trailing_zeros() as usize;
+            for d in 0..4 {
+                let mut t = self.tab.nb[d][f];
+                while t != NONE && occ >> t & 1 == 0 {
+                    out.push(CcMove {
+                        from: f as u8,
+                        to: t,
+                        captured: self.lone_captures(opp, t as usize),
+                    });
+                    if !self.rules.lone_slides {
+                        break;
+                    }
+                    t = self.tab.nb[d][t as usize];
+                }
+            }
+            return;
+        }
+        let tiao_any = self.rules.tiao == Tiao::Any;
+        let empty = self.board & !occ;
+        let mut pieces = me;
+        while pieces != 0 {
+            let f = pieces.trailing_zeros();
+            pieces &= pieces - 1;
+            let rest = me & !(1 << f);
+            let mut targets = self.tab.neigh[f as usize] & empty;
+            while targets != 0 {
+                let t = targets.trailing_zeros();
+                targets &= targets - 1;
+                let mut captured = self.shots(rest | 1 << t, opp, t as usize);
+                if tiao_any {
+                    captured |= self.lone_captures(opp, t as usize);
+                }
+                out.push(CcMove {
+                    from: f as u8,
+                    to: t as u8,
+                    captured,
+                });
+            }
+        }
+    }
+
+    #[inline]
+    fn apply(&self, p: &CcPos, m: &CcMove) -> CcPos {
+        CcPos {
+            me: p.opp & !m.captured,
+            opp: p.me ^ (1 << m.from | 1 << m.to),
+            x_to_move: !p.x_to_move,
+        }
+    }
+
+    fn pass(&self, p: &CcPos) -> CcPos {
+        // The same board, the other side to move: mover and other swap.
+        CcPos {
+            me: p.opp,
+            opp: p.me,
+            x_to_move: !p.x_to_move,
+        }
+    }
+}
+
+impl Notation for CannonChess {
     fn title(&self) -> &str {
         &self.title
     }
@@ -515,26 +612,10 @@ impl Game for CannonChess {
         format!("X {}, O {}", x.count_ones(), o.count_ones())
     }
 
-    fn rules_hash(&self) -> u64 {
-        self.hash
-    }
-
     fn side_letter(&self, side: Side) -> char {
         match side {
             Side::First => 'X',
             Side::Second => 'O',
-        }
-    }
-
-    fn start(&self) -> CcPos {
-        self.start
-    }
-
-    fn side_to_move(&self, p: &CcPos) -> Side {
-        if p.x_to_move {
-            Side::First
-        } else {
-            Side::Second
         }
     }
 
@@ -707,7 +788,7 @@ impl Game for CannonChess {
         if let Some(e) = self.rule_end(p) {
             return Err(format!(
                 "illegal move '{s}': the game is over ({})",
-                e.reason.describe()
+                self.describe_end(e.reason)
             ));
         }
         let mut ms = Vec::new();
@@ -717,81 +798,25 @@ impl Game for CannonChess {
             .ok_or_else(|| format!("illegal move '{s}' in this position"))
     }
 
-    fn rule_end(&self, p: &CcPos) -> Option<GameEnd> {
-        let (me, opp) = (p.me, p.opp);
-        if me == 0 {
-            Some(GameEnd {
-                value: Value::Loss(0),
-                reason: EndReason::AllCaptured,
-            })
-        } else if opp == 0 {
-            Some(GameEnd {
-                value: Value::Win(0),
-                reason: EndReason::OpponentHasNoPieces,
-            })
-        } else if self.rules.one_v_one_draw && me & (me - 1) == 0 && opp & (opp - 1) == 0 {
-            Some(GameEnd {
-                value: Value::Draw,
-                reason: EndReason::BothOnePiece,
-            })
-        } else {
-            None
-        }
+    fn geometry(&self) -> crate::game::Geometry {
+        crate::game::Geometry::grid(self.w, self.h, self.point_names())
     }
 
-    fn moves(&self, p: &CcPos, out: &mut Vec<CcMove>) {
-        let me = p.me;
-        let opp = p.opp;
-        let occ = me | opp;
-        if me != 0 && me & (me - 1) == 0 {
-            let f = me.trailing_zeros() as usize;
-            for d in 0..4 {
-                let mut t = self.tab.nb[d][f];
-                while t != NONE && occ >> t & 1 == 0 {
-                    out.push(CcMove {
-                        from: f as u8,
-                        to: t,
-                        captured: self.lone_captures(opp, t as usize),
-                    });
-                    if !self.rules.lone_slides {
-                        break;
-                    }
-                    t = self.tab.nb[d][t as usize];
-                }
-            }
-            return;
-        }
-        let tiao_any = self.rules.tiao == Tiao::Any;
-        let empty = self.board & !occ;
-        let mut pieces = me;
-        while pieces != 0 {
-            let f = pieces.trailing_zeros();
-            pieces &= pieces - 1;
-            let rest = me & !(1 << f);
-            let mut targets = self.tab.neigh[f as usize] & empty;
-            while targets != 0 {
-                let t = targets.trailing_zeros();
-                targets &= targets - 1;
-                let mut captured = self.shots(rest | 1 << t, opp, t as usize);
-                if tiao_any {
-                    captured |= self.lone_captures(opp, t as usize);
-                }
-                out.push(CcMove {
-                    from: f as u8,
-                    to: t as u8,
-                    captured,
-                });
-            }
+    fn describe_end(&self, reason: EndReason) -> String {
+        match reason {
+            EndReason::NoPiecesLeft => "all pieces of the side to move have been captured".into(),
+            r => r.to_string(),
         }
     }
+}
 
-    #[inline]
-    fn apply(&self, p: &CcPos, m: &CcMove) -> CcPos {
-        CcPos {
-            me: p.opp & !m.captured,
-            opp: p.me ^ (1 << m.from | 1 << m.to),
-            x_to_move: !p.x_to_move,
-        }
+impl Tiers for CannonChess {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn rules_hash(&self) -> u64 {
+        self.hash
     }
 
     fn tiers(&self, max_pieces: Option<u32>) -> Vec<TierKey> {
@@ -980,40 +1005,6 @@ impl Game for CannonChess {
         self.num.moves_may_share_slots(p.opp, p.me)
     }
 
-    fn rule_switches(&self) -> Vec<&'static str> {
-        vec!["tiao=any", "lone=step", "one-v-one=play"]
-    }
-
-    fn plausible_setups(&self) -> Vec<(String, String)> {
-        // The seed's pattern (a full edge row and the two ends of the next
-        // row) and its reading with the middle pair of the next row, where
-        // the material is exactly that: W + 2 pieces on an even width.
-        let w = self.w as usize;
-        if self.max_side as usize != w + 2 || w < 4 || !w.is_multiple_of(2) || self.h < 4 {
-            return Vec::new();
-        }
-        let row = |c: char, cells: &dyn Fn(usize) -> bool| -> String {
-            (0..w).map(|x| if cells(x) { c } else { '.' }).collect()
-        };
-        let board = |second: &dyn Fn(usize) -> bool| {
-            let mut ranks = vec![row('O', &|_| true), row('O', second)];
-            ranks.extend((0..self.h as usize - 4).map(|_| ".".repeat(w)));
-            ranks.push(row('X', second));
-            ranks.push(row('X', &|_| true));
-            ranks.join("/")
-        };
-        vec![
-            (
-                "seed: edge row + its two ends".into(),
-                board(&|x| x == 0 || x == w - 1),
-            ),
-            (
-                "edge row + the middle pair".into(),
-                board(&|x| x == w / 2 - 1 || x == w / 2),
-            ),
-        ]
-    }
-
     fn symmetry_images(&self, p: &CcPos, out: &mut Vec<CcPos>) {
         // Each board image, and its colour exchange: the same mover and
         // other sets with the other colour to move.
@@ -1090,9 +1081,48 @@ impl Game for CannonChess {
             }
         }
     }
+}
 
-    fn geometry(&self) -> crate::game::Geometry {
-        crate::game::Geometry::grid(self.w, self.h, self.point_names())
+/// What the report values besides the game itself (see `qibase report`):
+/// other readings of the disputed rules and other plausible setups.
+impl CannonChess {
+    /// The family's disputed rule readings, as `key=value` switches that
+    /// turn a preset's reading into another one (the report values the
+    /// start under each).
+    pub const RULE_SWITCHES: &'static [&'static str] = &["tiao=any", "lone=step", "one-v-one=play"];
+
+    /// Plausible start positions on this board and material, as (label,
+    /// board part of a position), the rules' own setup first (the report
+    /// values each; every position is solved, so no new tables are
+    /// needed). Empty when none is known.
+    pub fn plausible_setups(&self) -> Vec<(String, String)> {
+        // The seed's pattern (a full edge row and the two ends of the next
+        // row) and its reading with the middle pair of the next row, where
+        // the material is exactly that: W + 2 pieces on an even width.
+        let w = self.w as usize;
+        if self.max_side as usize != w + 2 || w < 4 || !w.is_multiple_of(2) || self.h < 4 {
+            return Vec::new();
+        }
+        let row = |c: char, cells: &dyn Fn(usize) -> bool| -> String {
+            (0..w).map(|x| if cells(x) { c } else { '.' }).collect()
+        };
+        let board = |second: &dyn Fn(usize) -> bool| {
+            let mut ranks = vec![row('O', &|_| true), row('O', second)];
+            ranks.extend((0..self.h as usize - 4).map(|_| ".".repeat(w)));
+            ranks.push(row('X', second));
+            ranks.push(row('X', &|_| true));
+            ranks.join("/")
+        };
+        vec![
+            (
+                "seed: edge row + its two ends".into(),
+                board(&|x| x == 0 || x == w - 1),
+            ),
+            (
+                "edge row + the middle pair".into(),
+                board(&|x| x == w / 2 - 1 || x == w / 2),
+            ),
+        ]
     }
 }
 

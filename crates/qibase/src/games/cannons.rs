@@ -33,7 +33,7 @@ use std::ops::Range;
 use super::grid;
 use super::rules_hash::RulesHasher;
 use super::variant::{self, ParamDoc};
-use crate::game::{self, EndReason, Game, GameEnd, Side, TierKey};
+use crate::game::{self, EndReason, GameEnd, Notation, Rules, Side, TierKey, Tiers};
 use crate::numbering::{binom, GridSymmetry, PairNumbering};
 use crate::value::Value;
 
@@ -355,14 +355,104 @@ impl Cannons {
     }
 }
 
-impl Game for Cannons {
+impl Rules for Cannons {
     type Pos = CannonsPos;
+
     type Move = CannonsMove;
 
-    fn id(&self) -> &str {
-        &self.id
+    fn start(&self) -> CannonsPos {
+        self.start
     }
 
+    fn side_to_move(&self, p: &CannonsPos) -> Side {
+        p.side
+    }
+
+    fn rule_end(&self, p: &CannonsPos) -> Option<GameEnd> {
+        // The soldier count is judged first, right after the capture.
+        if p.soldiers.count_ones() < self.rules.threshold {
+            return Some(GameEnd {
+                value: match p.side {
+                    Side::Second => Value::Loss(0),
+                    Side::First => Value::Win(0),
+                },
+                reason: EndReason::TooFewPieces {
+                    side: Side::Second,
+                    threshold: self.rules.threshold,
+                },
+            });
+        }
+        // The static reading: immobile cannons have lost whoever is to move.
+        // (With the cannons to move this is also the common rule.)
+        if self.rules.immobility == Immobility::Static
+            && p.side == Side::Second
+            && self.cannons_immobile(p)
+        {
+            return Some(GameEnd {
+                value: Value::Win(0),
+                reason: EndReason::Immobile { side: Side::First },
+            });
+        }
+        None
+    }
+
+    #[inline]
+    fn moves(&self, p: &CannonsPos, out: &mut Vec<CannonsMove>) {
+        let empty = self.full & !(p.cannons | p.soldiers);
+        let mut pieces = match p.side {
+            Side::First => p.cannons,
+            Side::Second => p.soldiers,
+        };
+        let cannons = p.side == Side::First;
+        while pieces != 0 {
+            let a = pieces.trailing_zeros();
+            pieces &= pieces - 1;
+            // Steps first, then jumps (the order moves are listed in).
+            let jumps = if cannons {
+                self.jumps(a, p.soldiers, empty)
+            } else {
+                0
+            };
+            for mut targets in [self.steps(a, empty), jumps] {
+                while targets != 0 {
+                    let b = targets.trailing_zeros();
+                    targets &= targets - 1;
+                    out.push(CannonsMove {
+                        from: a as u8,
+                        to: b as u8,
+                    });
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn apply(&self, p: &CannonsPos, m: &CannonsMove) -> CannonsPos {
+        let from = 1u32 << m.from;
+        let to = 1u32 << m.to;
+        match p.side {
+            Side::First => CannonsPos {
+                cannons: p.cannons ^ from ^ to,
+                soldiers: p.soldiers & !to,
+                side: Side::Second,
+            },
+            Side::Second => CannonsPos {
+                cannons: p.cannons,
+                soldiers: p.soldiers ^ from ^ to,
+                side: Side::First,
+            },
+        }
+    }
+
+    fn pass(&self, p: &CannonsPos) -> CannonsPos {
+        CannonsPos {
+            side: p.side.other(),
+            ..*p
+        }
+    }
+}
+
+impl Notation for Cannons {
     fn title(&self) -> &str {
         &self.title
     }
@@ -375,23 +465,11 @@ impl Game for Cannons {
         format!("{} cannons, {} soldiers", self.n_cannons, self.max_soldiers)
     }
 
-    fn rules_hash(&self) -> u64 {
-        self.hash
-    }
-
     fn side_letter(&self, side: Side) -> char {
         match side {
             Side::First => 'C',
             Side::Second => 'S',
         }
-    }
-
-    fn start(&self) -> CannonsPos {
-        self.start
-    }
-
-    fn side_to_move(&self, p: &CannonsPos) -> Side {
-        p.side
     }
 
     fn parse_pos(&self, s: &str) -> Result<CannonsPos, String> {
@@ -570,7 +648,7 @@ impl Game for Cannons {
         if let Some(e) = self.rule_end(p) {
             return Err(format!(
                 "illegal move '{s}': the game is over ({})",
-                e.reason.describe()
+                self.describe_end(e.reason)
             ));
         }
         let mut moves = Vec::new();
@@ -598,77 +676,26 @@ impl Game for Cannons {
         Err(format!("illegal move '{s}' in this position: {why}"))
     }
 
-    fn rule_end(&self, p: &CannonsPos) -> Option<GameEnd> {
-        // The soldier count is judged first, right after the capture.
-        if p.soldiers.count_ones() < self.rules.threshold {
-            return Some(GameEnd {
-                value: match p.side {
-                    Side::Second => Value::Loss(0),
-                    Side::First => Value::Win(0),
-                },
-                reason: EndReason::SoldiersBelowFour,
-            });
-        }
-        // The static reading: immobile cannons have lost whoever is to move.
-        // (With the cannons to move this is also the common rule.)
-        if self.rules.immobility == Immobility::Static
-            && p.side == Side::Second
-            && self.cannons_immobile(p)
-        {
-            return Some(GameEnd {
-                value: Value::Win(0),
-                reason: EndReason::CannonsImmobile,
-            });
-        }
-        None
+    fn geometry(&self) -> crate::game::Geometry {
+        crate::game::Geometry::grid(self.w, self.h, self.point_names())
     }
 
-    #[inline]
-    fn moves(&self, p: &CannonsPos, out: &mut Vec<CannonsMove>) {
-        let empty = self.full & !(p.cannons | p.soldiers);
-        let mut pieces = match p.side {
-            Side::First => p.cannons,
-            Side::Second => p.soldiers,
-        };
-        let cannons = p.side == Side::First;
-        while pieces != 0 {
-            let a = pieces.trailing_zeros();
-            pieces &= pieces - 1;
-            // Steps first, then jumps (the order moves are listed in).
-            let jumps = if cannons {
-                self.jumps(a, p.soldiers, empty)
-            } else {
-                0
-            };
-            for mut targets in [self.steps(a, empty), jumps] {
-                while targets != 0 {
-                    let b = targets.trailing_zeros();
-                    targets &= targets - 1;
-                    out.push(CannonsMove {
-                        from: a as u8,
-                        to: b as u8,
-                    });
-                }
-            }
+    fn describe_end(&self, reason: EndReason) -> String {
+        match reason {
+            EndReason::TooFewPieces { .. } => "too few soldiers remain".into(),
+            EndReason::Immobile { .. } => "no cannon can move".into(),
+            r => r.to_string(),
         }
     }
+}
 
-    #[inline]
-    fn apply(&self, p: &CannonsPos, m: &CannonsMove) -> CannonsPos {
-        let from = 1u32 << m.from;
-        let to = 1u32 << m.to;
-        match p.side {
-            Side::First => CannonsPos {
-                cannons: p.cannons ^ from ^ to,
-                soldiers: p.soldiers & !to,
-                side: Side::Second,
-            },
-            Side::Second => CannonsPos {
-                cannons: p.cannons,
-                soldiers: p.soldiers ^ from ^ to,
-                side: Side::First,
-            },
-        }
+impl Tiers for Cannons {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn rules_hash(&self) -> u64 {
+        self.hash
     }
 
     fn tiers(&self, max_pieces: Option<u32>) -> Vec<TierKey> {
@@ -838,36 +865,6 @@ impl Game for Cannons {
         );
     }
 
-    fn rule_switches(&self) -> Vec<&'static str> {
-        vec!["immobility=static", "threshold=5"]
-    }
-
-    fn plausible_setups(&self) -> Vec<(String, String)> {
-        // Readings of the seeds' setups on the 5 × 5 board: where the
-        // soldiers that do not fill whole ranks stand, and where the cannons.
-        let setups: &[(&str, &str)] = match (self.w, self.h, self.n_cannons, self.max_soldiers) {
-            (5, 5, 2, 12) => &[
-                (
-                    "qibase: a3 e3, cannons b1 d1",
-                    "SSSSS/SSSSS/S...S/...../.C.C.",
-                ),
-                ("b3 d3, cannons b1 d1", "SSSSS/SSSSS/.S.S./...../.C.C."),
-                ("a3 e3, cannons a1 e1", "SSSSS/SSSSS/S...S/...../C...C"),
-                ("b3 d3, cannons a1 e1", "SSSSS/SSSSS/.S.S./...../C...C"),
-            ],
-            (5, 5, 3, 15) => &[
-                ("seed: cannons b1 c1 d1", "SSSSS/SSSSS/SSSSS/...../.CCC."),
-                ("cannons a1 c1 e1", "SSSSS/SSSSS/SSSSS/...../C.C.C"),
-                ("cannons b1 d1 c2", "SSSSS/SSSSS/SSSSS/..C../.C.C."),
-            ],
-            _ => &[],
-        };
-        setups
-            .iter()
-            .map(|&(l, b)| (l.to_string(), b.to_string()))
-            .collect()
-    }
-
     fn symmetry_images(&self, p: &CannonsPos, out: &mut Vec<CannonsPos>) {
         for s in 0..self.symmetry_count() {
             out.push(self.symmetric(s, p));
@@ -922,9 +919,44 @@ impl Game for Cannons {
             }
         }
     }
+}
 
-    fn geometry(&self) -> crate::game::Geometry {
-        crate::game::Geometry::grid(self.w, self.h, self.point_names())
+/// What the report values besides the game itself (see `qibase report`):
+/// other readings of the disputed rules and other plausible setups.
+impl Cannons {
+    /// The family's disputed rule readings, as `key=value` switches that
+    /// turn a preset's reading into another one (the report values the
+    /// start under each).
+    pub const RULE_SWITCHES: &'static [&'static str] = &["immobility=static", "threshold=5"];
+
+    /// Plausible start positions on this board and material, as (label,
+    /// board part of a position), the rules' own setup first (the report
+    /// values each; every position is solved, so no new tables are
+    /// needed). Empty when none is known.
+    pub fn plausible_setups(&self) -> Vec<(String, String)> {
+        // Readings of the seeds' setups on the 5 × 5 board: where the
+        // soldiers that do not fill whole ranks stand, and where the cannons.
+        let setups: &[(&str, &str)] = match (self.w, self.h, self.n_cannons, self.max_soldiers) {
+            (5, 5, 2, 12) => &[
+                (
+                    "qibase: a3 e3, cannons b1 d1",
+                    "SSSSS/SSSSS/S...S/...../.C.C.",
+                ),
+                ("b3 d3, cannons b1 d1", "SSSSS/SSSSS/.S.S./...../.C.C."),
+                ("a3 e3, cannons a1 e1", "SSSSS/SSSSS/S...S/...../C...C"),
+                ("b3 d3, cannons a1 e1", "SSSSS/SSSSS/.S.S./...../C...C"),
+            ],
+            (5, 5, 3, 15) => &[
+                ("seed: cannons b1 c1 d1", "SSSSS/SSSSS/SSSSS/...../.CCC."),
+                ("cannons a1 c1 e1", "SSSSS/SSSSS/SSSSS/...../C.C.C"),
+                ("cannons b1 d1 c2", "SSSSS/SSSSS/SSSSS/..C../.C.C."),
+            ],
+            _ => &[],
+        };
+        setups
+            .iter()
+            .map(|&(l, b)| (l.to_string(), b.to_string()))
+            .collect()
     }
 }
 

@@ -63,6 +63,29 @@ impl AnyGame {
     }
 }
 
+impl AnyGame {
+    /// The family's disputed rule readings as `key=value` switches (for
+    /// the report; none for weiming).
+    pub fn rule_switches(&self) -> &'static [&'static str] {
+        match self {
+            AnyGame::CannonChess(_) => CannonChess::RULE_SWITCHES,
+            AnyGame::Cannons(_) => Cannons::RULE_SWITCHES,
+            AnyGame::Weiming(_) => &[],
+        }
+    }
+
+    /// Plausible start boards of the game's material, as (label, board
+    /// part of a position), its own setup first (for the report; none
+    /// known for weiming).
+    pub fn plausible_setups(&self) -> Vec<(String, String)> {
+        match self {
+            AnyGame::CannonChess(g) => g.plausible_setups(),
+            AnyGame::Cannons(g) => g.plausible_setups(),
+            AnyGame::Weiming(_) => Vec::new(),
+        }
+    }
+}
+
 /// Run `$body` with `$g` bound to the concrete game inside an [`AnyGame`];
 /// the body is compiled once per game type, so generic code stays monomorphic.
 #[macro_export]

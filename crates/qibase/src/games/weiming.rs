@@ -23,7 +23,7 @@
 //! + lock.
 
 use super::rules_hash::RulesHasher;
-use crate::game::{Game, GameEnd, Side, TierKey};
+use crate::game::{GameEnd, Notation, Rules, Side, TierKey, Tiers};
 use crate::numbering::{pdep, pext, rank_subset, unrank_subset};
 
 /// Point names in index order.
@@ -155,14 +155,74 @@ impl Weiming {
     }
 }
 
-impl Game for Weiming {
+impl Rules for Weiming {
     type Pos = WeimingPos;
+
     type Move = WeimingMove;
 
-    fn id(&self) -> &str {
-        "weiming"
+    fn start(&self) -> WeimingPos {
+        self.parse_pos(START).expect("start position parses")
     }
 
+    fn side_to_move(&self, p: &WeimingPos) -> Side {
+        p.side
+    }
+
+    fn rule_end(&self, _p: &WeimingPos) -> Option<GameEnd> {
+        None
+    }
+
+    fn moves(&self, p: &WeimingPos, out: &mut Vec<WeimingMove>) {
+        let empty = Self::empty(p);
+        let mut own = Self::own(p);
+        while own != 0 {
+            let f = own.trailing_zeros() as u8;
+            own &= own - 1;
+            let mut t = self.adj[f as usize] & empty;
+            while t != 0 {
+                let to = t.trailing_zeros() as u8;
+                t &= t - 1;
+                out.push(WeimingMove { from: f, to });
+            }
+        }
+        if !p.locked {
+            let mut t = self.adj[p.s as usize] & empty;
+            while t != 0 {
+                let to = t.trailing_zeros() as u8;
+                t &= t - 1;
+                out.push(WeimingMove { from: p.s, to });
+            }
+        }
+    }
+
+    fn apply(&self, p: &WeimingPos, m: &WeimingMove) -> WeimingPos {
+        let mut q = *p;
+        if m.from == p.s {
+            q.s = m.to;
+            q.locked = true;
+        } else {
+            let flip = (1u16 << m.from) | (1u16 << m.to);
+            match p.side {
+                Side::First => q.x ^= flip,
+                Side::Second => q.o ^= flip,
+            }
+            q.locked = false;
+        }
+        q.side = p.side.other();
+        q
+    }
+
+    fn pass(&self, p: &WeimingPos) -> WeimingPos {
+        // A pass is not a move of the shared piece: it frees it.
+        WeimingPos {
+            side: p.side.other(),
+            locked: false,
+            ..*p
+        }
+    }
+}
+
+impl Notation for Weiming {
     fn title(&self) -> &str {
         "Weiming Shuang Cheng Chess III"
     }
@@ -175,33 +235,8 @@ impl Game for Weiming {
         format!("X {PIECES_PER_SIDE}, O {PIECES_PER_SIDE}, shared 1")
     }
 
-    fn rules_hash(&self) -> u64 {
-        let mut h = RulesHasher::new();
-        h.feed(b"weiming");
-        h.feed(&RULES_VERSION.to_le_bytes());
-        for n in POINT_NAMES {
-            h.feed(n.as_bytes());
-            h.feed(b",");
-        }
-        for (a, b) in EDGES {
-            h.feed(&[a, b]);
-        }
-        h.feed(&PIECES_PER_SIDE.to_le_bytes());
-        h.feed(b"shared 1; lockout: opponent's next move only");
-        h.feed(START.as_bytes());
-        h.finish()
-    }
-
     fn side_letter(&self, side: Side) -> char {
         Self::letter(side)
-    }
-
-    fn start(&self) -> WeimingPos {
-        self.parse_pos(START).expect("start position parses")
-    }
-
-    fn side_to_move(&self, p: &WeimingPos) -> Side {
-        p.side
     }
 
     fn parse_pos(&self, s: &str) -> Result<WeimingPos, String> {
@@ -448,48 +483,59 @@ impl Game for Weiming {
         Ok(WeimingMove { from, to })
     }
 
-    fn rule_end(&self, _p: &WeimingPos) -> Option<GameEnd> {
-        None
+    /// The drawing of the module comment: `s` to the left of `x`, off the
+    /// `tl`–`bl` column so that no line seems to pass through it.
+    fn geometry(&self) -> crate::game::Geometry {
+        // In POINT_NAMES order: tl tm tr s x m bl bm br.
+        const XY: [(f64, f64); 9] = [
+            (1.0, 0.0),
+            (3.0, 0.0),
+            (5.0, 0.0),
+            (0.0, 1.0),
+            (2.0, 1.0),
+            (3.0, 1.0),
+            (1.0, 2.0),
+            (3.0, 2.0),
+            (5.0, 2.0),
+        ];
+        crate::game::Geometry {
+            points: POINT_NAMES
+                .iter()
+                .zip(XY)
+                .map(|(n, (x, y))| crate::game::GeoPoint {
+                    name: n.to_string(),
+                    x,
+                    y,
+                })
+                .collect(),
+            lines: EDGES
+                .iter()
+                .map(|&(a, b)| [a as usize, b as usize])
+                .collect(),
+        }
+    }
+}
+
+impl Tiers for Weiming {
+    fn id(&self) -> &str {
+        "weiming"
     }
 
-    fn moves(&self, p: &WeimingPos, out: &mut Vec<WeimingMove>) {
-        let empty = Self::empty(p);
-        let mut own = Self::own(p);
-        while own != 0 {
-            let f = own.trailing_zeros() as u8;
-            own &= own - 1;
-            let mut t = self.adj[f as usize] & empty;
-            while t != 0 {
-                let to = t.trailing_zeros() as u8;
-                t &= t - 1;
-                out.push(WeimingMove { from: f, to });
-            }
+    fn rules_hash(&self) -> u64 {
+        let mut h = RulesHasher::new();
+        h.feed(b"weiming");
+        h.feed(&RULES_VERSION.to_le_bytes());
+        for n in POINT_NAMES {
+            h.feed(n.as_bytes());
+            h.feed(b",");
         }
-        if !p.locked {
-            let mut t = self.adj[p.s as usize] & empty;
-            while t != 0 {
-                let to = t.trailing_zeros() as u8;
-                t &= t - 1;
-                out.push(WeimingMove { from: p.s, to });
-            }
+        for (a, b) in EDGES {
+            h.feed(&[a, b]);
         }
-    }
-
-    fn apply(&self, p: &WeimingPos, m: &WeimingMove) -> WeimingPos {
-        let mut q = *p;
-        if m.from == p.s {
-            q.s = m.to;
-            q.locked = true;
-        } else {
-            let flip = (1u16 << m.from) | (1u16 << m.to);
-            match p.side {
-                Side::First => q.x ^= flip,
-                Side::Second => q.o ^= flip,
-            }
-            q.locked = false;
-        }
-        q.side = p.side.other();
-        q
+        h.feed(&PIECES_PER_SIDE.to_le_bytes());
+        h.feed(b"shared 1; lockout: opponent's next move only");
+        h.feed(START.as_bytes());
+        h.finish()
     }
 
     fn tiers(&self, _max_pieces: Option<u32>) -> Vec<TierKey> {
@@ -596,38 +642,6 @@ impl Game for Weiming {
                     out.push(q);
                 }
             }
-        }
-    }
-
-    /// The drawing of the module comment: `s` to the left of `x`, off the
-    /// `tl`–`bl` column so that no line seems to pass through it.
-    fn geometry(&self) -> crate::game::Geometry {
-        // In POINT_NAMES order: tl tm tr s x m bl bm br.
-        const XY: [(f64, f64); 9] = [
-            (1.0, 0.0),
-            (3.0, 0.0),
-            (5.0, 0.0),
-            (0.0, 1.0),
-            (2.0, 1.0),
-            (3.0, 1.0),
-            (1.0, 2.0),
-            (3.0, 2.0),
-            (5.0, 2.0),
-        ];
-        crate::game::Geometry {
-            points: POINT_NAMES
-                .iter()
-                .zip(XY)
-                .map(|(n, (x, y))| crate::game::GeoPoint {
-                    name: n.to_string(),
-                    x,
-                    y,
-                })
-                .collect(),
-            lines: EDGES
-                .iter()
-                .map(|&(a, b)| [a as usize, b as usize])
-                .collect(),
         }
     }
 }

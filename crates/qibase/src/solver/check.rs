@@ -7,7 +7,7 @@
 use rayon::prelude::*;
 
 use super::tier::Lower;
-use crate::game::{Game, TierKey};
+use crate::game::{TierKey, Tiers};
 use crate::value::{Packed, Value};
 
 /// A slot whose stored value disagrees with its moves.
@@ -32,7 +32,7 @@ pub struct CheckReport {
 
 /// The value a position must have, given the stored values of its children
 /// (`None` if some child has none).
-pub fn derive_value<G: Game>(
+pub fn derive_value<G: Tiers>(
     g: &G,
     p: &G::Pos,
     child_value: &dyn Fn(&G::Pos) -> Option<Value>,
@@ -54,7 +54,7 @@ pub fn derive_value<G: Game>(
 /// Check every used slot of tier `t` (`values`) against its children
 /// (looked up in `values` itself or in `lower`), keeping at most `limit`
 /// examples. `progress` is told how many slots each task went through.
-pub fn check_tier<G: Game>(
+pub fn check_tier<G: Tiers>(
     g: &G,
     t: TierKey,
     values: &[Packed],

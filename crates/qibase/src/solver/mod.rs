@@ -1,6 +1,10 @@
 //! The generic retrograde solver: tier by tier, from least material up.
 //!
-//! It knows no game: everything goes through [`Game`]. [`solve_tier`]
+//! It knows no game: everything goes through [`Tiers`] (tiers, numbering,
+//! un-moves and the rank-list fast paths) and, as its supertrait,
+//! [`Rules`](crate::game::Rules) (the end rules of each position, and the
+//! moves behind the default rank lists); it never parses or prints a
+//! position. [`solve_tier`]
 //! solves one tier in memory; [`solve_game`] runs the tiers of a game in
 //! order, loads each tier's dependencies from disk, writes every finished
 //! tier atomically and skips tiers that are already solved (resumable).
@@ -24,7 +28,7 @@ pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use memory::peak_rss_bytes;
 pub use tier::{solve_tier, Lower, Progress, SolvedTier};
 
-use crate::game::{Game, TierKey};
+use crate::game::{TierKey, Tiers};
 use crate::tablebase::error::err_kind;
 use crate::tablebase::{self, TbError, TbErrorKind, TierMeta, TierStats};
 use crate::value::Packed;
@@ -65,7 +69,7 @@ pub struct TierReport {
 
 /// Solve every tier of `g` (or of the subset) in memory, without files.
 /// Used by tests and small games; returns each tier's packed values.
-pub fn solve_in_memory<G: Game>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
+pub fn solve_in_memory<G: Tiers>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
     let mut done: HashMap<TierKey, Vec<Packed>> = HashMap::new();
     for t in g.tiers(max_pieces) {
         let mut lower = Lower::new();
@@ -119,7 +123,7 @@ impl PendingWrite {
 }
 
 /// Solve `g` tier by tier into `opts.dir`, skipping finished tiers.
-pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>, TbError> {
+pub fn solve_game<G: Tiers>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>, TbError> {
     let mut reports = Vec::new();
     let mut pending = None;
     let result = solve_tiers(g, opts, &mut reports, &mut pending);
@@ -128,7 +132,7 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
     result.and(last).map(|_| reports)
 }
 
-fn solve_tiers<G: Game>(
+fn solve_tiers<G: Tiers>(
     g: &G,
     opts: &SolveOptions,
     reports: &mut Vec<TierReport>,

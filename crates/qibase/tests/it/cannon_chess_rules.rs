@@ -10,7 +10,7 @@ use crate::cannon_chess_support::{
 use qibase::contract::{check_game, Scope};
 use qibase::games::cannon_chess::{CannonChess, CcPos};
 use qibase::numbering::binom;
-use qibase::{EndReason, Game, Value};
+use qibase::{EndReason, Notation, Rules, Tiers, Value};
 
 fn std_game() -> CannonChess {
     CannonChess::standard()
@@ -120,7 +120,7 @@ fn cannon_shot_on_both_lines_captures_two() {
     assert_eq!(res, "..../..../..../.XX./.X.. O");
     assert_eq!(
         end_of(&g, &res),
-        Some((Value::Loss(0), EndReason::AllCaptured))
+        Some((Value::Loss(0), EndReason::NoPiecesLeft))
     );
 }
 
@@ -131,7 +131,7 @@ fn win_when_the_last_enemy_piece_is_captured() {
     assert_eq!(res, "..../..../..../..../.XX. O");
     assert_eq!(
         end_of(&g, &res),
-        Some((Value::Loss(0), EndReason::AllCaptured))
+        Some((Value::Loss(0), EndReason::NoPiecesLeft))
     );
     // Opponent without pieces, only by placement: win 0.
     assert_eq!(
@@ -241,7 +241,7 @@ fn lone_piece_double_capture() {
     assert_eq!(res, "...O/..../.X../..../.... O");
     assert_eq!(
         end_of(&g, &res),
-        Some((Value::Draw, EndReason::BothOnePiece))
+        Some((Value::Draw, EndReason::BothDownTo { pieces: 1 }))
     );
     // Whatever else is on the line.
     assert_eq!(
@@ -253,7 +253,7 @@ fn lone_piece_double_capture() {
     assert_eq!(res, "..../..../.X../..../.... O");
     assert_eq!(
         end_of(&g, &res),
-        Some((Value::Loss(0), EndReason::AllCaptured))
+        Some((Value::Loss(0), EndReason::NoPiecesLeft))
     );
     // A gap on one side: no capture.
     assert_eq!(
@@ -279,7 +279,7 @@ fn lone_piece_double_capture_on_the_4x4_board() {
     assert_eq!(res, "...O/.X../..../.... O");
     assert_eq!(
         end_of(&g, &res),
-        Some((Value::Draw, EndReason::BothOnePiece))
+        Some((Value::Draw, EndReason::BothDownTo { pieces: 1 }))
     );
     // Vertical pair b2, b4 taken by a slide along rank 3.
     assert_eq!(
@@ -293,11 +293,11 @@ fn both_sides_one_piece_is_a_draw() {
     let g = std_game();
     assert_eq!(
         end_of(&g, "X.../..../..../..../...O X"),
-        Some((Value::Draw, EndReason::BothOnePiece))
+        Some((Value::Draw, EndReason::BothDownTo { pieces: 1 }))
     );
     assert_eq!(
         end_of(&g, "X.../..../..../..../...O O"),
-        Some((Value::Draw, EndReason::BothOnePiece))
+        Some((Value::Draw, EndReason::BothDownTo { pieces: 1 }))
     );
 }
 
@@ -319,7 +319,7 @@ fn no_legal_move_loses() {
     // The side to move has no pieces.
     assert_eq!(
         end_of(&g, "..../..../..../O.../.O.. X"),
-        Some((Value::Loss(0), EndReason::AllCaptured))
+        Some((Value::Loss(0), EndReason::NoPiecesLeft))
     );
 }
 

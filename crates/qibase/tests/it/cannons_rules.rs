@@ -6,7 +6,7 @@ use qibase::games::cannons::{CannonsMove, CannonsPos};
 use qibase::games::Cannons;
 use qibase::perft;
 use qibase::rng::Rng;
-use qibase::{EndReason, Game, Side, Value};
+use qibase::{EndReason, Notation, Rules, Side, Tiers, Value};
 
 // ----- helpers ----------------------------------------------------------------
 
@@ -181,13 +181,25 @@ fn cannons_win_below_four_soldiers() {
     assert_eq!(g.format_pos(&q), "S...S/...../..C.S/...../....C S");
     let end = g.rule_end(&q).expect("3 soldiers: game over");
     assert_eq!(end.value, Value::Loss(0));
-    assert_eq!(end.reason, EndReason::SoldiersBelowFour);
+    assert_eq!(
+        end.reason,
+        EndReason::TooFewPieces {
+            side: Side::Second,
+            threshold: 4
+        }
+    );
     assert_eq!(g.game_end(&q), Some(end));
     // Checked first: even with moves available, and from the cannons' view a win.
     let r = pos(&g, "S...S/...../..C.S/...../....C C");
     let end = g.rule_end(&r).unwrap();
     assert_eq!(end.value, Value::Win(0));
-    assert_eq!(end.reason, EndReason::SoldiersBelowFour);
+    assert_eq!(
+        end.reason,
+        EndReason::TooFewPieces {
+            side: Side::Second,
+            threshold: 4
+        }
+    );
     // Exactly four soldiers: the game goes on.
     let r = pos(&g, "S...S/...../..C.S/...../S...C S");
     assert!(g.rule_end(&r).is_none());

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use qibase::contract::{check_game, Scope};
-use qibase::game::{EndReason, Game, Side};
+use qibase::game::{EndReason, Notation, Rules, Side, Tiers};
 use qibase::games::weiming::{WeimingMove, WeimingPos};
 use qibase::games::Weiming;
 use qibase::perft;
