@@ -68,8 +68,8 @@ impl AnyGame {
     /// the report; none for weiming).
     pub fn rule_switches(&self) -> &'static [&'static str] {
         match self {
-            AnyGame::CannonChess(_) => CannonChess::RULE_SWITCHES,
-            AnyGame::Cannons(_) => Cannons::RULE_SWITCHES,
+            AnyGame::CannonChess(_) => CannonChessParams::RULE_SWITCHES,
+            AnyGame::Cannons(_) => CannonsParams::RULE_SWITCHES,
             AnyGame::Weiming(_) => &[],
         }
     }

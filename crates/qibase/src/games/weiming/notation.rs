@@ -1,225 +1,11 @@
-//! Weiming Shuang Cheng Chess III (`weiming`): 9 points, 13 lines, three
-//! pieces a side and one shared piece `S` with a lockout rule.
-//!
-//! Points, in index order (the order of the position string):
-//!
-//! ```text
-//!  tl ------ tm ------ tr        0 ------- 1 ------- 2
-//!     \     / |         |
-//!       \ /   |         |
-//!  s --- x -- m         |        3 --- 4 -- 5
-//!       / \   |         |
-//!     /     \ |         |
-//!  bl ------ bm ------ br        6 ------- 7 ------- 8
-//! ```
-//!
-//! A position is the X, O bitboards (bit i = point i), the point of `S`,
-//! the side to move and the lock flag (`true`: the previous move moved `S`,
-//! so the side to move may not move it).
-//!
-//! Numbering: one tier (`all`) of 9 × C(8,3) × C(5,3) × 2 × 2 = 20,160
-//! slots, every slot a position: index = (((s·56 + rank of X among the 8
-//! points other than s)·10 + rank of O among the 5 points left)·2 + side)·2
-//! + lock.
+//! Weiming's notation (docs/rules.md): the nine points by name in the
+//! order `tl tm tr / s x m / bl bm br`, the side to move and the lock flag.
 
-use super::rules_hash::RulesHasher;
-use crate::game::{GameEnd, Notation, Rules, Side, TierKey, Tiers};
-use crate::numbering::{pdep, pext, rank_subset, unrank_subset};
-
-/// Point names in index order.
-pub const POINT_NAMES: [&str; 9] = ["tl", "tm", "tr", "s", "x", "m", "bl", "bm", "br"];
-
-const TL: u8 = 0;
-const TM: u8 = 1;
-const TR: u8 = 2;
-const S: u8 = 3;
-const X: u8 = 4;
-const M: u8 = 5;
-const BL: u8 = 6;
-const BM: u8 = 7;
-const BR: u8 = 8;
-
-/// The 13 lines of the board (undirected).
-pub const EDGES: [(u8, u8); 13] = [
-    (TL, TM),
-    (TM, TR),
-    (TR, BR),
-    (BR, BM),
-    (BM, BL),
-    (TM, M),
-    (M, BM),
-    (TL, X),
-    (X, BM),
-    (BL, X),
-    (X, TM),
-    (S, X),
-    (X, M),
-];
-
-/// Pieces per side, and the shared piece.
-pub const PIECES_PER_SIDE: u32 = 3;
-
-/// The start position.
-pub const START: &str = "XXX/S../OOO X -";
-
-/// Bumped whenever the implemented rules change meaning.
-const RULES_VERSION: u32 = 1;
-
-const ALL: u16 = (1 << 9) - 1;
-
-/// Size of the single tier: 9 · 56 · 10 · 2 · 2.
-const TIER_SIZE: u64 = 9 * 56 * 10 * 2 * 2;
-
-/// A weiming position.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct WeimingPos {
-    /// X's pieces, bit i = point i.
-    pub x: u16,
-    /// O's pieces.
-    pub o: u16,
-    /// Point of the shared piece.
-    pub s: u8,
-    pub side: Side,
-    /// The previous move moved the shared piece: the side to move may not.
-    pub locked: bool,
-}
-
-/// A move: a piece (own or shared, as the position says) from one point to
-/// an adjacent one.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct WeimingMove {
-    pub from: u8,
-    pub to: u8,
-}
-
-/// The game, with its adjacency table built from [`EDGES`].
-pub struct Weiming {
-    adj: [u16; 9],
-}
-
-impl Default for Weiming {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+use super::{Weiming, WeimingMove, WeimingPos, EDGES, PIECES_PER_SIDE, POINT_NAMES, START};
+use crate::game::{GeoPoint, Geometry, Notation, Side};
 
 fn point_index(name: &str) -> Option<u8> {
     POINT_NAMES.iter().position(|&n| n == name).map(|i| i as u8)
-}
-
-impl Weiming {
-    pub fn new() -> Self {
-        let mut adj = [0u16; 9];
-        for &(a, b) in EDGES.iter() {
-            adj[a as usize] |= 1 << b;
-            adj[b as usize] |= 1 << a;
-        }
-        Weiming { adj }
-    }
-
-    /// Neighbours of point `i` as a bitboard.
-    pub fn adjacent(&self, i: u8) -> u16 {
-        self.adj[i as usize]
-    }
-
-    #[inline]
-    fn empty(p: &WeimingPos) -> u16 {
-        !(p.x | p.o | (1 << p.s)) & ALL
-    }
-
-    #[inline]
-    fn own(p: &WeimingPos) -> u16 {
-        match p.side {
-            Side::First => p.x,
-            Side::Second => p.o,
-        }
-    }
-
-    fn letter(side: Side) -> char {
-        match side {
-            Side::First => 'X',
-            Side::Second => 'O',
-        }
-    }
-
-    fn char_at(p: &WeimingPos, i: u8) -> char {
-        if p.s == i {
-            'S'
-        } else if p.x & (1 << i) != 0 {
-            'X'
-        } else if p.o & (1 << i) != 0 {
-            'O'
-        } else {
-            '.'
-        }
-    }
-}
-
-impl Rules for Weiming {
-    type Pos = WeimingPos;
-
-    type Move = WeimingMove;
-
-    fn start(&self) -> WeimingPos {
-        self.parse_pos(START).expect("start position parses")
-    }
-
-    fn side_to_move(&self, p: &WeimingPos) -> Side {
-        p.side
-    }
-
-    fn rule_end(&self, _p: &WeimingPos) -> Option<GameEnd> {
-        None
-    }
-
-    fn moves(&self, p: &WeimingPos, out: &mut Vec<WeimingMove>) {
-        let empty = Self::empty(p);
-        let mut own = Self::own(p);
-        while own != 0 {
-            let f = own.trailing_zeros() as u8;
-            own &= own - 1;
-            let mut t = self.adj[f as usize] & empty;
-            while t != 0 {
-                let to = t.trailing_zeros() as u8;
-                t &= t - 1;
-                out.push(WeimingMove { from: f, to });
-            }
-        }
-        if !p.locked {
-            let mut t = self.adj[p.s as usize] & empty;
-            while t != 0 {
-                let to = t.trailing_zeros() as u8;
-                t &= t - 1;
-                out.push(WeimingMove { from: p.s, to });
-            }
-        }
-    }
-
-    fn apply(&self, p: &WeimingPos, m: &WeimingMove) -> WeimingPos {
-        let mut q = *p;
-        if m.from == p.s {
-            q.s = m.to;
-            q.locked = true;
-        } else {
-            let flip = (1u16 << m.from) | (1u16 << m.to);
-            match p.side {
-                Side::First => q.x ^= flip,
-                Side::Second => q.o ^= flip,
-            }
-            q.locked = false;
-        }
-        q.side = p.side.other();
-        q
-    }
-
-    fn pass(&self, p: &WeimingPos) -> WeimingPos {
-        // A pass is not a move of the shared piece: it frees it.
-        WeimingPos {
-            side: p.side.other(),
-            locked: false,
-            ..*p
-        }
-    }
 }
 
 impl Notation for Weiming {
@@ -485,7 +271,7 @@ impl Notation for Weiming {
 
     /// The drawing of the module comment: `s` to the left of `x`, off the
     /// `tl`–`bl` column so that no line seems to pass through it.
-    fn geometry(&self) -> crate::game::Geometry {
+    fn geometry(&self) -> Geometry {
         // In POINT_NAMES order: tl tm tr s x m bl bm br.
         const XY: [(f64, f64); 9] = [
             (1.0, 0.0),
@@ -498,11 +284,11 @@ impl Notation for Weiming {
             (3.0, 2.0),
             (5.0, 2.0),
         ];
-        crate::game::Geometry {
+        Geometry {
             points: POINT_NAMES
                 .iter()
                 .zip(XY)
-                .map(|(n, (x, y))| crate::game::GeoPoint {
+                .map(|(n, (x, y))| GeoPoint {
                     name: n.to_string(),
                     x,
                     y,
@@ -512,136 +298,6 @@ impl Notation for Weiming {
                 .iter()
                 .map(|&(a, b)| [a as usize, b as usize])
                 .collect(),
-        }
-    }
-}
-
-impl Tiers for Weiming {
-    fn id(&self) -> &str {
-        "weiming"
-    }
-
-    fn rules_hash(&self) -> u64 {
-        let mut h = RulesHasher::new();
-        h.feed(b"weiming");
-        h.feed(&RULES_VERSION.to_le_bytes());
-        for n in POINT_NAMES {
-            h.feed(n.as_bytes());
-            h.feed(b",");
-        }
-        for (a, b) in EDGES {
-            h.feed(&[a, b]);
-        }
-        h.feed(&PIECES_PER_SIDE.to_le_bytes());
-        h.feed(b"shared 1; lockout: opponent's next move only");
-        h.feed(START.as_bytes());
-        h.finish()
-    }
-
-    fn tiers(&self, _max_pieces: Option<u32>) -> Vec<TierKey> {
-        vec![0]
-    }
-
-    fn tier_name(&self, _t: TierKey) -> String {
-        "all".to_string()
-    }
-
-    fn tier_of(&self, _p: &WeimingPos) -> TierKey {
-        0
-    }
-
-    fn tier_max_pieces(&self, _t: TierKey) -> u32 {
-        PIECES_PER_SIDE
-    }
-
-    fn tier_size(&self, _t: TierKey) -> u64 {
-        TIER_SIZE
-    }
-
-    fn tier_deps(&self, _t: TierKey) -> Vec<TierKey> {
-        Vec::new()
-    }
-
-    fn rank(&self, _t: TierKey, p: &WeimingPos) -> u64 {
-        let free = ALL as u32 & !(1u32 << p.s);
-        let xr = rank_subset(pext(p.x as u32, free));
-        let free2 = free & !(p.x as u32);
-        let or = rank_subset(pext(p.o as u32, free2));
-        let side = match p.side {
-            Side::First => 0,
-            Side::Second => 1,
-        };
-        (((p.s as u64 * 56 + xr) * 10 + or) * 2 + side) * 2 + p.locked as u64
-    }
-
-    fn unrank(&self, _t: TierKey, i: u64) -> WeimingPos {
-        let locked = i & 1 == 1;
-        let side = if (i >> 1) & 1 == 0 {
-            Side::First
-        } else {
-            Side::Second
-        };
-        let or = (i / 4) % 10;
-        let xr = (i / 40) % 56;
-        let s = (i / 2240) as u8;
-        let free = ALL as u32 & !(1u32 << s);
-        let x = pdep(unrank_subset(8, 3, xr), free);
-        let o = pdep(unrank_subset(5, 3, or), free & !x);
-        WeimingPos {
-            x: x as u16,
-            o: o as u16,
-            s,
-            side,
-            locked,
-        }
-    }
-
-    fn unmoves(&self, p: &WeimingPos, out: &mut Vec<WeimingPos>) {
-        let prev = p.side.other();
-        let empty = Self::empty(p);
-        if p.locked {
-            // The shared piece moved last, from an adjacent (now empty) point;
-            // it was free then.
-            let mut b = self.adj[p.s as usize] & empty;
-            while b != 0 {
-                let from = b.trailing_zeros() as u8;
-                b &= b - 1;
-                out.push(WeimingPos {
-                    s: from,
-                    side: prev,
-                    locked: false,
-                    ..*p
-                });
-            }
-        } else {
-            // The previous mover stepped one of its own pieces; the shared
-            // piece may have been free or locked for it.
-            let mut pieces = match prev {
-                Side::First => p.x,
-                Side::Second => p.o,
-            };
-            while pieces != 0 {
-                let at = pieces.trailing_zeros() as u8;
-                pieces &= pieces - 1;
-                let mut b = self.adj[at as usize] & empty;
-                while b != 0 {
-                    let from = b.trailing_zeros() as u8;
-                    b &= b - 1;
-                    let flip = (1u16 << at) | (1u16 << from);
-                    let mut q = WeimingPos {
-                        side: prev,
-                        locked: false,
-                        ..*p
-                    };
-                    match prev {
-                        Side::First => q.x ^= flip,
-                        Side::Second => q.o ^= flip,
-                    }
-                    out.push(q);
-                    q.locked = true;
-                    out.push(q);
-                }
-            }
         }
     }
 }
