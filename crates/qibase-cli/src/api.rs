@@ -13,9 +13,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use qibase::ai::{choose, Difficulty, Rng};
+use qibase::ai::{choose, Difficulty, Rng, UnknownDifficulty};
 use qibase::analysis::{analyse, principal_variation, LookupError, MoveInfo, Oracle};
-use qibase::game::{Game, GameEnd};
+use qibase::game::{Game, GameEnd, InputKind, ParseError};
+use qibase::games::SpecError;
 use qibase::value::{Value, Wdl};
 
 /// Win, draw or loss.
@@ -238,10 +239,27 @@ impl From<LookupError> for ApiError {
     }
 }
 
+/// A rejected position or move: `bad_position` or `bad_move`, by what the
+/// error is about.
+impl From<ParseError> for ApiError {
+    fn from(e: ParseError) -> Self {
+        match e.kind() {
+            InputKind::Position => ApiError::new(code::BAD_POSITION, format!("bad position: {e}")),
+            InputKind::Move => ApiError::new(code::BAD_MOVE, format!("bad move: {e}")),
+        }
+    }
+}
+
+/// A game id or variant that names no game: `unknown_game`.
+impl From<SpecError> for ApiError {
+    fn from(e: SpecError) -> Self {
+        ApiError::new(code::UNKNOWN_GAME, e.to_string())
+    }
+}
+
 /// Parse a position; the error is a `bad_position`.
 pub fn parse_position<G: Game>(g: &G, text: &str) -> Result<G::Pos, ApiError> {
-    g.parse_pos(text)
-        .map_err(|e| ApiError::new(code::BAD_POSITION, format!("bad position: {e}")))
+    Ok(g.parse_pos(text)?)
 }
 
 /// `p` after the move `mv` (notation), if one is given; a `bad_move` if it
@@ -254,16 +272,14 @@ pub fn after_move<G: Game>(g: &G, p: G::Pos, mv: Option<&str>) -> Result<G::Pos,
             format!("bad move '{text}': the game is over"),
         ));
     }
-    let m = g
-        .parse_move(&p, text)
-        .map_err(|e| ApiError::new(code::BAD_MOVE, format!("bad move: {e}")))?;
+    let m = g.parse_move(&p, text)?;
     Ok(g.apply(&p, &m))
 }
 
 /// Parse a difficulty level; the error is a `bad_difficulty`.
 pub fn parse_difficulty(text: &str) -> Result<Difficulty, ApiError> {
     text.parse()
-        .map_err(|e: String| ApiError::new(code::BAD_DIFFICULTY, e))
+        .map_err(|e: UnknownDifficulty| ApiError::new(code::BAD_DIFFICULTY, e.to_string()))
 }
 
 fn side_letter<G: Game>(g: &G, p: &G::Pos) -> String {

@@ -92,15 +92,34 @@ impl fmt::Display for Difficulty {
     }
 }
 
+/// A difficulty name that is none of the levels.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct UnknownDifficulty {
+    /// The name as given (trimmed).
+    pub name: String,
+}
+
+impl fmt::Display for UnknownDifficulty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown difficulty '{}' (levels: perfect, hard, medium, easy)",
+            self.name
+        )
+    }
+}
+
+impl std::error::Error for UnknownDifficulty {}
+
 impl FromStr for Difficulty {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownDifficulty;
+    fn from_str(s: &str) -> Result<Self, UnknownDifficulty> {
         let s = s.trim();
         Difficulty::ALL
             .into_iter()
             .find(|d| d.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                format!("unknown difficulty '{s}' (levels: perfect, hard, medium, easy)")
+            .ok_or_else(|| UnknownDifficulty {
+                name: s.to_string(),
             })
     }
 }

@@ -27,6 +27,6 @@ pub mod solver;
 pub mod tablebase;
 pub mod value;
 
-pub use game::{EndReason, Game, GameEnd, Notation, Rules, Side, TierKey, Tiers};
+pub use game::{EndReason, Game, GameEnd, Notation, ParseError, Rules, Side, TierKey, Tiers};
 pub use perft::perft;
 pub use value::Value;

@@ -430,10 +430,10 @@ impl<'g, G: Game> Session<'g, G> {
 
 pub fn run(a: &PlayArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
-    let level: Difficulty = a.difficulty.parse().map_err(CliError::input)?;
+    let level: Difficulty = a.difficulty.parse().map_err(CliError::from)?;
     with_game!(any, |g| {
         let initial = match &a.from {
-            Some(s) => g.parse_pos(s).map_err(CliError::input)?,
+            Some(s) => g.parse_pos(s).map_err(CliError::from)?,
             None => g.start(),
         };
         let (oracle, source) = open_oracle(g, &a.dir).map_err(CliError::failure)?;

@@ -47,7 +47,7 @@ pub fn show(a: &ShowArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
         let p = match &a.position {
-            Some(s) => g.parse_pos(s).map_err(CliError::input)?,
+            Some(s) => g.parse_pos(s).map_err(CliError::from)?,
             None => g.start(),
         };
         print!("{}", g.diagram(&p, None));
@@ -71,7 +71,7 @@ pub struct MovesArgs {
 pub fn moves(a: &MovesArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
-        let p = g.parse_pos(&a.position).map_err(CliError::input)?;
+        let p = g.parse_pos(&a.position).map_err(CliError::from)?;
         let end = g.rule_end(&p);
         let mut ms = Vec::new();
         if end.is_none() {
@@ -118,7 +118,7 @@ pub fn perft_cmd(a: &PerftArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
         let p = match &a.from {
-            Some(s) => g.parse_pos(s).map_err(CliError::input)?,
+            Some(s) => g.parse_pos(s).map_err(CliError::from)?,
             None => g.start(),
         };
         let t0 = Instant::now();

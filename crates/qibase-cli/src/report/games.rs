@@ -324,7 +324,7 @@ impl ReportGame for Cannons {
         for (sname, r3) in [("a3 e3", "S...S"), ("b3 d3", ".S.S.")] {
             for (cname, r1) in [("a1 e1", "C...C"), ("b1 d1", ".C.C."), ("b1 c1", ".CC..")] {
                 let text = format!("SSSSS/SSSSS/{r3}/...../{r1} C");
-                let p = self.parse_pos(&text)?;
+                let p = self.parse_pos(&text).map_err(|e| e.to_string())?;
                 let v = probe.value(&p)?;
                 let mark = if p == self.start() {
                     " (qibase's setup)"

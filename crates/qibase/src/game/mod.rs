@@ -21,10 +21,12 @@
 //! everything (analysis, the CLI) and wants to name one bound. Everything
 //! stays generic and monomorphic: no trait objects on the hot paths.
 
+mod error;
 mod notation;
 mod rules;
 mod tiers;
 
+pub use error::{InputKind, ParseError};
 pub use notation::{GeoPoint, Geometry, Notation};
 pub use rules::Rules;
 pub use tiers::{child_ranks_by_moves, unmove_ranks_by_unmoves, Tiers};

@@ -1,6 +1,6 @@
 //! [`Notation`]: how positions, moves and boards are written and drawn.
 
-use super::{EndReason, Rules, Side};
+use super::{EndReason, ParseError, Rules, Side};
 
 /// A game's notation (docs/rules.md): position and move strings, the
 /// diagram, point names, the board's geometry and the words shown to
@@ -15,15 +15,17 @@ pub trait Notation: Rules {
     /// Letter of each side in position strings (`X`/`O`, `C`/`S`).
     fn side_letter(&self, side: Side) -> char;
 
-    /// Parse a position string; the error says what is wrong.
-    fn parse_pos(&self, s: &str) -> Result<Self::Pos, String>;
+    /// Parse a position string; the error tells a malformed string from a
+    /// position the rules do not allow, and says what is wrong.
+    fn parse_pos(&self, s: &str) -> Result<Self::Pos, ParseError>;
     /// The position string of `p`.
     fn format_pos(&self, p: &Self::Pos) -> String;
 
     /// Parse a move string against a position: a malformed string and an
-    /// illegal move give different messages. The default finds the legal
-    /// move whose [`format_move`](Self::format_move) is `s`.
-    fn parse_move(&self, p: &Self::Pos, s: &str) -> Result<Self::Move, String> {
+    /// illegal move give different errors. The default finds the legal
+    /// move whose [`format_move`](Self::format_move) is `s` (any other
+    /// string is an illegal move).
+    fn parse_move(&self, p: &Self::Pos, s: &str) -> Result<Self::Move, ParseError> {
         let mut moves = Vec::new();
         self.moves(p, &mut moves);
         let s = s.trim();
@@ -31,7 +33,7 @@ pub trait Notation: Rules {
             .iter()
             .copied()
             .find(|m| self.format_move(m) == s)
-            .ok_or_else(|| format!("illegal move '{s}' in this position"))
+            .ok_or_else(|| ParseError::illegal_move(format!("illegal move '{s}' in this position")))
     }
     /// The move string of `m` (`from-to`).
     fn format_move(&self, m: &Self::Move) -> String;

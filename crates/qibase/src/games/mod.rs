@@ -5,6 +5,7 @@
 
 pub mod cannon_chess;
 pub mod cannons;
+mod error;
 pub mod grid;
 pub mod rules_hash;
 pub mod variant;
@@ -12,6 +13,7 @@ pub mod weiming;
 
 pub use cannon_chess::{CannonChess, CannonChessParams};
 pub use cannons::{Cannons, CannonsParams};
+pub use error::SpecError;
 pub use weiming::Weiming;
 
 /// Every game id, in the order `qibase games` lists them.
@@ -33,9 +35,9 @@ pub enum AnyGame {
 
 impl AnyGame {
     /// The game with this id or variant (`GAME:key=value,…`, see
-    /// [`variant`]), or a one-line error naming the known ids, or the bad
-    /// key or value and the allowed ones.
-    pub fn from_id(spec: &str) -> Result<AnyGame, String> {
+    /// [`variant`]), or an error whose message names the known ids, or the
+    /// bad key or value and the allowed ones.
+    pub fn from_id(spec: &str) -> Result<AnyGame, SpecError> {
         let raw = variant::split(spec)?;
         if let Some(mut p) = CannonChessParams::preset(raw.base) {
             for (k, v) in raw.params {
@@ -51,14 +53,14 @@ impl AnyGame {
         }
         match raw.base {
             "weiming" if raw.params.is_empty() => Ok(AnyGame::Weiming(Weiming::new())),
-            "weiming" => Err(format!(
-                "weiming has no parameters (got '{}')",
-                raw.params[0].0
-            )),
-            base => Err(format!(
-                "unknown game '{base}' (known games: {}; variants: GAME:key=value,…, see qibase --help)",
-                GAME_IDS.join(", ")
-            )),
+            "weiming" => Err(SpecError::UnknownKey {
+                game: "weiming".to_string(),
+                key: raw.params[0].0.to_string(),
+                allowed: Vec::new(),
+            }),
+            base => Err(SpecError::UnknownGame {
+                id: base.to_string(),
+            }),
         }
     }
 }

@@ -8,9 +8,10 @@ use crate::cannon_chess_support::{
     Rng,
 };
 use qibase::contract::{check_game, Scope};
+use qibase::game::InputKind;
 use qibase::games::cannon_chess::{CannonChess, CcPos};
 use qibase::numbering::binom;
-use qibase::{EndReason, Notation, Rules, Tiers, Value};
+use qibase::{EndReason, Notation, ParseError, Rules, Tiers, Value};
 
 fn std_game() -> CannonChess {
     CannonChess::standard()
@@ -350,7 +351,7 @@ fn parse_format_round_trip() {
 }
 
 fn parse_err(g: &CannonChess, s: &str) -> String {
-    g.parse_pos(s).expect_err(s)
+    g.parse_pos(s).expect_err(s).to_string()
 }
 
 #[test]
@@ -386,6 +387,18 @@ fn malformed_positions_say_what_is_wrong() {
     let s = small_game();
     assert!(parse_err(&s, "OOOO/O..O/..../X..X/XXXX X").contains("number of ranks"));
     assert!(parse_err(&g, "OOOO/O..O/X..X/XXXX X").contains("number of ranks"));
+    // The error says which: text off the notation, or material the rules forbid.
+    assert!(matches!(
+        g.parse_pos("OOOO/O..O/X..X/XXXX X"),
+        Err(ParseError::Malformed {
+            kind: InputKind::Position,
+            ..
+        })
+    ));
+    assert!(matches!(
+        g.parse_pos("OOOO/OOOO/..../X..X/XXXX X"),
+        Err(ParseError::IllegalPosition { .. })
+    ));
 }
 
 #[test]
@@ -401,17 +414,28 @@ fn malformed_and_illegal_moves_differ() {
         "b1b2", "b1-", "-b2", "z1-b2", "b1-b6", "b0-b1", "B1-B2", "b1-b2-b3", "", "b01-b2",
     ] {
         let e = g.parse_move(&p, bad).expect_err(bad);
-        assert!(e.contains("malformed"), "{bad}: {e}");
+        assert_eq!(e.kind(), InputKind::Move);
+        assert!(matches!(e, ParseError::Malformed { .. }), "{bad}: {e}");
+        assert!(e.to_string().contains("malformed"), "{bad}: {e}");
     }
     for illegal in ["b1-b3", "a1-a2", "a5-a4", "c1-d1", "a2-b3"] {
         let e = g.parse_move(&p, illegal).expect_err(illegal);
+        assert!(
+            matches!(e, ParseError::IllegalMove { .. }),
+            "{illegal}: {e}"
+        );
+        let e = e.to_string();
         assert!(
             e.contains("illegal") && !e.contains("malformed"),
             "{illegal}: {e}"
         );
     }
     let draw = g.parse_pos("X.../..../..../..../...O X").unwrap();
-    assert!(g.parse_move(&draw, "a5-a4").unwrap_err().contains("over"));
+    assert!(g
+        .parse_move(&draw, "a5-a4")
+        .unwrap_err()
+        .to_string()
+        .contains("over"));
 }
 
 #[test]

@@ -6,7 +6,7 @@ use qibase::games::cannons::{CannonsMove, CannonsPos};
 use qibase::games::Cannons;
 use qibase::perft;
 use qibase::rng::Rng;
-use qibase::{EndReason, Notation, Rules, Side, Tiers, Value};
+use qibase::{EndReason, Notation, ParseError, Rules, Side, Tiers, Value};
 
 // ----- helpers ----------------------------------------------------------------
 
@@ -302,7 +302,7 @@ fn parse_format_round_trip() {
 #[test]
 fn malformed_positions_say_what_is_wrong() {
     let g = Cannons::two_cannons();
-    let err = |s: &str| g.parse_pos(s).unwrap_err();
+    let err = |s: &str| g.parse_pos(s).unwrap_err().to_string();
     assert!(err("SSSSS/SSSSS/S...S/..... C").contains("expected 5 ranks"));
     assert!(err("SSSSS/SSSSS/S...S/...../.C.C./..... C").contains("found 6"));
     assert!(err("SSSSS/SSSS/S...S/...../.C.C. C").contains("rank 4"));
@@ -322,12 +322,23 @@ fn malformed_positions_say_what_is_wrong() {
     assert!(h
         .parse_pos("SSSSS/SSSSS/SSSSS/...../.C.C. C")
         .unwrap_err()
+        .to_string()
         .contains("exactly 3"));
     assert!(h.parse_pos("SSSSS/SSSSS/SSSSS/...../.CCC. S").is_ok());
     assert!(h
         .parse_pos("SSSSS/SSSSS/SSSSS/S..../.CCC. S")
         .unwrap_err()
+        .to_string()
         .contains("too many soldiers: 16"));
+    // Off the notation, or material the rules forbid.
+    assert!(matches!(
+        g.parse_pos("SSSSS/SSSSS/S...S/..... C"),
+        Err(ParseError::Malformed { .. })
+    ));
+    assert!(matches!(
+        g.parse_pos("SSSSS/SSSSS/S...S/...../.CCC. C"),
+        Err(ParseError::IllegalPosition { .. })
+    ));
 }
 
 #[test]
@@ -338,7 +349,8 @@ fn move_parsing_separates_malformed_from_illegal() {
         "b1b2", "b1-", "-b2", "z1-b2", "b1-b6", "b0-b1", "B1-B2", "b1-b2-b3", "",
     ] {
         let e = g.parse_move(&p, bad).unwrap_err();
-        assert!(e.starts_with("malformed move"), "{bad}: {e}");
+        assert!(matches!(e, ParseError::Malformed { .. }), "{bad}: {e}");
+        assert!(e.to_string().starts_with("malformed move"), "{bad}: {e}");
     }
     for (illegal, why) in [
         ("a1-a2", "no cannon on a1"),
@@ -348,6 +360,11 @@ fn move_parsing_separates_malformed_from_illegal() {
         ("b1-b1", "one point orthogonally"),
     ] {
         let e = g.parse_move(&p, illegal).unwrap_err();
+        assert!(
+            matches!(e, ParseError::IllegalMove { .. }),
+            "{illegal}: {e}"
+        );
+        let e = e.to_string();
         assert!(e.starts_with("illegal move"), "{illegal}: {e}");
         assert!(e.contains(why), "{illegal}: {e}");
     }
@@ -355,6 +372,7 @@ fn move_parsing_separates_malformed_from_illegal() {
     assert!(g
         .parse_move(&p, "b2-b1")
         .unwrap_err()
+        .to_string()
         .contains("b1 is not empty"));
     let m = g.parse_move(&p, " b2-b3 ").unwrap();
     assert_eq!(g.format_move(&m), "b2-b3");
@@ -363,6 +381,7 @@ fn move_parsing_separates_malformed_from_illegal() {
     assert!(g
         .parse_move(&over, "a5-a4")
         .unwrap_err()
+        .to_string()
         .contains("game is over"));
     // The diagram marks the last move.
     let d = g.diagram(&g.apply(&p, &m), Some(&m));

@@ -209,7 +209,7 @@ impl Notation for Wrong {
         self.0.side_letter(s)
     }
 
-    fn parse_pos(&self, s: &str) -> Result<Self::Pos, String> {
+    fn parse_pos(&self, s: &str) -> Result<Self::Pos, qibase::ParseError> {
         self.0.parse_pos(s)
     }
 

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use qibase::contract::{check_game, Scope};
-use qibase::game::{EndReason, Notation, Rules, Side, Tiers};
+use qibase::game::{EndReason, Notation, ParseError, Rules, Side, Tiers};
 use qibase::games::weiming::{WeimingMove, WeimingPos};
 use qibase::games::Weiming;
 use qibase::perft;
@@ -187,9 +187,9 @@ fn locked_shared_piece_cannot_move() {
     assert_eq!(g.format_pos(&p), "XXX/.S./OOO O !");
     // S on x could go to s or m, but O may not move it.
     assert_eq!(move_strings(&p), sorted(&["bm-m"]));
-    let e = g.parse_move(&p, "x-m").unwrap_err();
+    let e = g.parse_move(&p, "x-m").unwrap_err().to_string();
     assert!(e.contains("locked"), "{e}");
-    let e = g.parse_move(&p, "x-s").unwrap_err();
+    let e = g.parse_move(&p, "x-s").unwrap_err().to_string();
     assert!(e.contains("locked"), "{e}");
 }
 
@@ -211,7 +211,7 @@ fn one_player_moves_shared_piece_on_consecutive_own_turns() {
     let p = play(&p, "bm-m"); // O must move an own piece
     let p = play(&p, "x-bm"); // X moves S again
     assert_eq!(g.format_pos(&p), "XXX/..O/OSO O !");
-    let e = g.parse_move(&p, "bm-x").unwrap_err();
+    let e = g.parse_move(&p, "bm-x").unwrap_err().to_string();
     assert!(e.contains("locked"), "{e}");
     let p = play(&p, "m-x"); // O's own piece frees S
     assert_eq!(g.format_pos(&p), "XXX/.O./OSO X -");
@@ -266,10 +266,10 @@ fn lines_of_the_board() {
     for m in [
         "tl-bl", "s-tl", "s-bl", "m-tr", "x-tr", "x-br", "m-br", "m-bl",
     ] {
-        let e = g.parse_move(&p, m).unwrap_err();
+        let e = g.parse_move(&p, m).unwrap_err().to_string();
         assert!(e.starts_with("illegal"), "{m}: {e}");
     }
-    let e = g.parse_move(&p, "tl-bl").unwrap_err();
+    let e = g.parse_move(&p, "tl-bl").unwrap_err().to_string();
     assert!(e.contains("not joined"), "{e}");
     // Every line, both ways, for an own piece and for the shared piece.
     let lines = [
@@ -374,7 +374,7 @@ fn malformed_positions() {
         ("XXX/S../OOO X - 7", "unexpected"),
     ];
     for (s, want) in cases {
-        let e = g.parse_pos(s).unwrap_err();
+        let e = g.parse_pos(s).unwrap_err().to_string();
         assert!(e.contains(want), "'{s}': got '{e}', want '{want}'");
     }
     assert_eq!(g.parse_pos("  XXX/S../OOO X -  "), Ok(g.start()));
@@ -395,6 +395,8 @@ fn malformed_and_illegal_moves() {
     ];
     for (m, want) in malformed {
         let e = g.parse_move(&start, m).unwrap_err();
+        assert!(matches!(e, ParseError::Malformed { .. }), "'{m}': {e}");
+        let e = e.to_string();
         assert!(e.starts_with("malformed"), "'{m}': {e}");
         assert!(e.contains(want), "'{m}': got '{e}', want '{want}'");
     }
@@ -408,11 +410,13 @@ fn malformed_and_illegal_moves() {
     ];
     for (m, want) in illegal {
         let e = g.parse_move(&start, m).unwrap_err();
+        assert!(matches!(e, ParseError::IllegalMove { .. }), "'{m}': {e}");
+        let e = e.to_string();
         assert!(e.starts_with("illegal"), "'{m}': {e}");
         assert!(e.contains(want), "'{m}': got '{e}', want '{want}'");
     }
     let locked = pos("XXX/.S./OOO O !");
-    let e = g.parse_move(&locked, "x-m").unwrap_err();
+    let e = g.parse_move(&locked, "x-m").unwrap_err().to_string();
     assert!(e.starts_with("illegal") && e.contains("locked"), "{e}");
     assert_eq!(
         g.parse_move(&start, " s-x "),
@@ -436,7 +440,8 @@ fn parse_move_agrees_with_move_list_everywhere() {
                     }
                     Err(e) => {
                         assert!(!legal.contains(&m), "{m} in {}: {e}", g.format_pos(&p));
-                        assert!(e.starts_with("illegal"), "{e}");
+                        assert!(matches!(e, ParseError::IllegalMove { .. }), "{e}");
+                        assert!(e.to_string().starts_with("illegal"), "{e}");
                     }
                 }
             }

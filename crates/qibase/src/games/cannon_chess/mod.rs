@@ -35,6 +35,7 @@ pub use params::{CannonChessParams, CcRules, Tiao, PARAMS};
 
 use super::grid;
 use super::rules_hash::RulesHasher;
+use super::SpecError;
 use crate::game::Notation;
 use crate::numbering::{binom, PairNumbering};
 use moves::Tables;
@@ -119,7 +120,7 @@ impl CannonChess {
 
     /// A board of `w` files × `h` ranks (w·h ≤ 32, w, h ≤ 26 and ≥ 1) with the start
     /// position `start` in position-string notation.
-    pub fn new(id: &str, title: &str, w: u32, h: u32, start: &str) -> Result<Self, String> {
+    pub fn new(id: &str, title: &str, w: u32, h: u32, start: &str) -> Result<Self, SpecError> {
         Self::with_rules(id, title, w, h, start, MAX_SIDE, CcRules::PRESET)
     }
 
@@ -134,18 +135,19 @@ impl CannonChess {
         start: &str,
         max_side: u32,
         rules: CcRules,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SpecError> {
+        let unsupported = |message| Err(SpecError::Unsupported { message });
         if w == 0 || h == 0 || w > 26 || w * h > 32 {
-            return Err(format!("unsupported board {w} × {h}"));
+            return unsupported(format!("unsupported board {w} × {h}"));
         }
         if max_side == 0 || max_side > MAX_PIECES {
-            return Err(format!(
+            return unsupported(format!(
                 "{max_side} pieces a side: from 1 to {MAX_PIECES} are supported"
             ));
         }
         let table: u64 = (0..=max_side).map(|m| binom(w * h, m)).sum();
         if table > MAX_SET_TABLE {
-            return Err(format!(
+            return unsupported(format!(
                 "{max_side} pieces a side on {} points need {table} numbering-table entries (at most {MAX_SET_TABLE})",
                 w * h
             ));
@@ -173,7 +175,11 @@ impl CannonChess {
             file3: if h >= 3 { 1 | 1 << w | 1 << (2 * w) } else { 0 },
             num: PairNumbering::new(w, h, max_side, max_side),
         };
-        let sp = g.parse_pos(start)?;
+        let sp = g.parse_pos(start).map_err(|error| SpecError::BadSetup {
+            game: id.to_string(),
+            setup: start.to_string(),
+            error,
+        })?;
         g.start = sp;
         g.start_str = g.format_pos(&sp);
         g.hash = if rules == CcRules::PRESET && max_side == MAX_SIDE && !id.contains(':') {

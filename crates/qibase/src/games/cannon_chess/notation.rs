@@ -3,7 +3,7 @@
 //! family's wording of every error.
 
 use super::{CannonChess, CcMove, CcPos};
-use crate::game::{EndReason, Geometry, Notation, Rules, Side};
+use crate::game::{EndReason, Geometry, Notation, ParseError, Rules, Side};
 use crate::games::grid::{self, board::BoardError};
 
 impl CannonChess {
@@ -46,34 +46,38 @@ impl Notation for CannonChess {
         }
     }
 
-    fn parse_pos(&self, s: &str) -> Result<CcPos, String> {
+    fn parse_pos(&self, s: &str) -> Result<CcPos, ParseError> {
         let mut parts = s.split_whitespace();
         let board = parts
             .next()
-            .ok_or_else(|| "empty position string".to_string())?;
+            .ok_or_else(|| ParseError::malformed_position("empty position string"))?;
         let [x, o] = grid::board::read_board(board, self.w, self.h, ['X', 'O'])
-            .map_err(|e| self.board_error(board, e))?;
+            .map_err(|e| ParseError::malformed_position(self.board_error(board, e)))?;
         for (letter, set) in [('X', x), ('O', o)] {
             if set.count_ones() > self.max_side {
-                return Err(format!(
+                return Err(ParseError::illegal_position(format!(
                     "too many pieces: {letter} has {}, at most {} per side",
                     set.count_ones(),
                     self.max_side
-                ));
+                )));
             }
         }
-        let side = parts
-            .next()
-            .ok_or_else(|| "missing side to move: add ' X' or ' O' after the board".to_string())?;
+        let side = parts.next().ok_or_else(|| {
+            ParseError::malformed_position("missing side to move: add ' X' or ' O' after the board")
+        })?;
         let x_to_move = match side {
             "X" => true,
             "O" => false,
-            _ => return Err(format!("invalid side to move '{side}': expected X or O")),
+            _ => {
+                return Err(ParseError::malformed_position(format!(
+                    "invalid side to move '{side}': expected X or O"
+                )))
+            }
         };
         if let Some(junk) = parts.next() {
-            return Err(format!(
+            return Err(ParseError::malformed_position(format!(
                 "trailing junk '{junk}' after the side to move (cannon chess has no flags)"
-            ));
+            )));
         }
         Ok(self.from_colours(x, o, x_to_move))
     }
@@ -86,25 +90,25 @@ impl Notation for CannonChess {
         s
     }
 
-    fn parse_move(&self, p: &CcPos, s: &str) -> Result<CcMove, String> {
+    fn parse_move(&self, p: &CcPos, s: &str) -> Result<CcMove, ParseError> {
         let s = s.trim();
         let Some((from, to)) = grid::parse_move_points(self.w, self.h, s) else {
-            return Err(format!(
+            return Err(ParseError::malformed_move(format!(
                 "malformed move '{s}': expected from-to with point names a1..{}, e.g. b1-b2",
                 self.square_name(self.n - 1)
-            ));
+            )));
         };
         if let Some(e) = self.rule_end(p) {
-            return Err(format!(
+            return Err(ParseError::illegal_move(format!(
                 "illegal move '{s}': the game is over ({})",
                 self.describe_end(e.reason)
-            ));
+            )));
         }
         let mut ms = Vec::new();
         self.moves(p, &mut ms);
         ms.into_iter()
             .find(|m| m.from as u32 == from && m.to as u32 == to)
-            .ok_or_else(|| format!("illegal move '{s}' in this position"))
+            .ok_or_else(|| ParseError::illegal_move(format!("illegal move '{s}' in this position")))
     }
 
     fn format_move(&self, m: &CcMove) -> String {

@@ -5,6 +5,7 @@
 use super::{CannonChess, MAX_PIECES, MAX_SIDE};
 use crate::game::Notation;
 use crate::games::variant::{self, ParamDoc};
+use crate::games::SpecError;
 
 /// Who may capture two enemy pieces by entering between them (挑).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -109,7 +110,7 @@ impl CannonChessParams {
     }
 
     /// Set one parameter (values are checked here; combinations in `build`).
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
         let word = |words: &[&str]| variant::parse_word(key, value, words);
         match key {
             "board" => (self.width, self.height) = variant::parse_board(value)?,
@@ -151,14 +152,16 @@ impl CannonChessParams {
     }
 
     /// Build the game, checking that the parameters fit together.
-    pub fn build(&self) -> Result<CannonChess, String> {
+    pub fn build(&self) -> Result<CannonChess, SpecError> {
         let name = self.name();
         if 2 * self.pieces > self.width * self.height {
-            return Err(format!(
-                "{name}: {} pieces a side do not fit on {} points",
-                self.pieces,
-                self.width * self.height
-            ));
+            return Err(SpecError::Unsupported {
+                message: format!(
+                    "{name}: {} pieces a side do not fit on {} points",
+                    self.pieces,
+                    self.width * self.height
+                ),
+            });
         }
         let changed = self.changed();
         let title = if changed.is_empty() {
@@ -171,7 +174,7 @@ impl CannonChessParams {
         // fit, an empty board) and the setup replaces it.
         let start = match (&self.setup, self.default_setup()) {
             (_, Ok(s)) => s,
-            (None, Err(e)) => return Err(format!("{name}: {e}")),
+            (None, Err(e)) => return Err(e.in_game(&name)),
             (Some(_), Err(_)) => {
                 let ranks = vec![".".repeat(self.width as usize); self.height as usize];
                 format!("{} X", ranks.join("/"))
@@ -186,13 +189,17 @@ impl CannonChessParams {
             self.pieces,
             self.rules,
         )
-        .map_err(|e| format!("{name}: {e}"))?;
+        .map_err(|e| e.in_game(&name))?;
         let Some(setup) = &self.setup else {
             return Ok(g);
         };
         let p = g
             .parse_pos(&variant::setup_position(setup, 'X'))
-            .map_err(|e| format!("{name}: bad setup '{setup}': {e}"))?;
+            .map_err(|error| SpecError::BadSetup {
+                game: name.clone(),
+                setup: setup.clone(),
+                error,
+            })?;
         let title = format!("{title}, setup {}", g.format_pos(&p));
         Ok(g.with_start(p, &title))
     }
@@ -223,9 +230,11 @@ mod tests {
             "OOOOO/O...O/...../X...X/XXXXX X"
         );
         p.set("board", "3x3").unwrap();
-        assert!(p.build().err().unwrap().contains("do not fit on 9 points"));
+        let e = p.build().err().unwrap();
+        assert!(matches!(e, SpecError::Unsupported { .. }), "{e:?}");
+        assert!(e.to_string().contains("do not fit on 9 points"));
         p.set("pieces", "4").unwrap();
-        assert!(p.build().err().unwrap().contains("setup="));
+        assert!(p.build().err().unwrap().to_string().contains("setup="));
         p.set("pieces", "2").unwrap();
         assert_eq!(p.default_setup().unwrap(), "O.O/.../X.X X");
         p.set("setup", "OO./.../.XX").unwrap();
@@ -236,13 +245,25 @@ mod tests {
             "cannon-chess:board=3x3,one-v-one=play,pieces=2,tiao=any"
         );
         p.set("setup", "OOO/.../.XX").unwrap();
-        assert!(p.build().err().unwrap().contains("too many pieces"));
-        assert!(p.set("tiao", "all").unwrap_err().contains("lone, any"));
+        let e = p.build().err().unwrap();
+        assert!(
+            matches!(
+                e,
+                SpecError::BadSetup {
+                    error: crate::game::ParseError::IllegalPosition { .. },
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("too many pieces"));
+        let e = p.set("tiao", "all").unwrap_err();
+        assert!(matches!(e, SpecError::BadValue { .. }), "{e:?}");
+        assert!(e.to_string().contains("lone, any"));
         assert!(p.set("pieces", "16").is_err());
-        assert!(p
-            .set("size", "3")
-            .unwrap_err()
-            .contains("allowed: board, pieces"));
+        let e = p.set("size", "3").unwrap_err();
+        assert!(matches!(e, SpecError::UnknownKey { .. }), "{e:?}");
+        assert!(e.to_string().contains("allowed: board, pieces"));
         // A setup only moves the start: same name and tables.
         let mut s = CannonChessParams::preset("cannon-chess-4x4").unwrap();
         s.set("setup", "OOOO/.OO./.XX./XXXX").unwrap();

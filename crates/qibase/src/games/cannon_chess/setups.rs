@@ -4,20 +4,23 @@
 
 use super::{CannonChess, CannonChessParams};
 use crate::games::variant;
+use crate::games::SpecError;
 
 impl CannonChessParams {
     /// The default start: X fills its edge rows (rank 1 up) and puts the
     /// rest of its pieces on the next rank from both ends inward; O the
     /// same from the top. Six pieces on four files give both presets'
     /// setups (a full row plus the two ends of the next).
-    pub fn default_setup(&self) -> Result<String, String> {
+    pub fn default_setup(&self) -> Result<String, SpecError> {
         let (w, h, p) = (self.width, self.height, self.pieces);
         let rows = p.div_ceil(w);
         if 2 * rows > h {
-            return Err(format!(
-                "{p} pieces a side do not fit the default setup on a {w}x{h} board \
-                 ({rows} ranks each side): give setup="
-            ));
+            return Err(SpecError::Unsupported {
+                message: format!(
+                    "{p} pieces a side do not fit the default setup on a {w}x{h} board \
+                     ({rows} ranks each side): give setup="
+                ),
+            });
         }
         let mut grid = vec![vec!['.'; w as usize]; h as usize]; // grid[0] = rank 1
         let mut row_files = vec![(0..w).collect::<Vec<u32>>(); (p / w) as usize];

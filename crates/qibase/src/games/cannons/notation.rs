@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{Cannons, CannonsMove, CannonsPos};
-use crate::game::{EndReason, Geometry, Notation, Rules, Side};
+use crate::game::{EndReason, Geometry, Notation, ParseError, Rules, Side};
 use crate::games::grid::{self, board::BoardError};
 
 impl Cannons {
@@ -56,44 +56,46 @@ impl Notation for Cannons {
         }
     }
 
-    fn parse_pos(&self, s: &str) -> Result<CannonsPos, String> {
+    fn parse_pos(&self, s: &str) -> Result<CannonsPos, ParseError> {
         // The side to move and the rest are checked before the board.
         let mut parts = s.split_whitespace();
         let board = parts
             .next()
-            .ok_or_else(|| "empty position string".to_string())?;
+            .ok_or_else(|| ParseError::malformed_position("empty position string"))?;
         let side = match parts.next() {
             None => {
-                return Err(format!(
+                return Err(ParseError::malformed_position(format!(
                     "missing side to move after the board '{board}' (expected ' C' or ' S')"
-                ))
+                )))
             }
             Some("C") => Side::First,
             Some("S") => Side::Second,
             Some(x) => {
-                return Err(format!(
+                return Err(ParseError::malformed_position(format!(
                     "invalid side to move '{x}' (expected C for cannons or S for soldiers)"
-                ))
+                )))
             }
         };
         if let Some(x) = parts.next() {
-            return Err(format!("trailing junk '{x}' after the side to move"));
+            return Err(ParseError::malformed_position(format!(
+                "trailing junk '{x}' after the side to move"
+            )));
         }
         let [cannons, soldiers] = grid::board::read_board(board, self.w, self.h, ['C', 'S'])
-            .map_err(|e| self.board_error(e))?;
+            .map_err(|e| ParseError::malformed_position(self.board_error(e)))?;
         let c = cannons.count_ones();
         if c != self.n_cannons {
-            return Err(format!(
+            return Err(ParseError::illegal_position(format!(
                 "wrong number of cannons: {c} (this game has exactly {}; cannons are never captured)",
                 self.n_cannons
-            ));
+            )));
         }
         let k = soldiers.count_ones();
         if k > self.max_soldiers {
-            return Err(format!(
+            return Err(ParseError::illegal_position(format!(
                 "too many soldiers: {k} (at most {})",
                 self.max_soldiers
-            ));
+            )));
         }
         Ok(CannonsPos {
             cannons,
@@ -110,23 +112,23 @@ impl Notation for Cannons {
         s
     }
 
-    fn parse_move(&self, p: &CannonsPos, s: &str) -> Result<CannonsMove, String> {
+    fn parse_move(&self, p: &CannonsPos, s: &str) -> Result<CannonsMove, ParseError> {
         let s = s.trim();
         let Some((from, to)) = grid::parse_move_points(self.w, self.h, s) else {
-            return Err(format!(
+            return Err(ParseError::malformed_move(format!(
                 "malformed move '{s}': expected from-to with points a1..{}, like b1-b2",
                 grid::square_name(self.w, self.n - 1)
-            ));
+            )));
         };
         let m = CannonsMove {
             from: from as u8,
             to: to as u8,
         };
         if let Some(e) = self.rule_end(p) {
-            return Err(format!(
+            return Err(ParseError::illegal_move(format!(
                 "illegal move '{s}': the game is over ({})",
                 self.describe_end(e.reason)
-            ));
+            )));
         }
         let mut moves = Vec::new();
         self.moves(p, &mut moves);
@@ -153,7 +155,9 @@ impl Notation for Cannons {
         } else {
             "pieces move one point orthogonally".to_string()
         };
-        Err(format!("illegal move '{s}' in this position: {why}"))
+        Err(ParseError::illegal_move(format!(
+            "illegal move '{s}' in this position: {why}"
+        )))
     }
 
     fn format_move(&self, m: &CannonsMove) -> String {

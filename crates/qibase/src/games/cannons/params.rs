@@ -4,7 +4,9 @@
 
 use super::{Cannons, MIN_SOLDIERS};
 use crate::game::Notation;
+use crate::game::ParseError;
 use crate::games::variant::{self, ParamDoc};
+use crate::games::SpecError;
 use crate::numbering::binom;
 
 /// When immobile cannons lose.
@@ -117,7 +119,7 @@ impl CannonsParams {
     }
 
     /// Set one parameter (values are checked here; combinations in `build`).
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
         match key {
             "board" => (self.width, self.height) = variant::parse_board(value)?,
             "cannons" => self.cannons = variant::parse_count(key, value, 1, 31)?,
@@ -164,11 +166,12 @@ impl CannonsParams {
     }
 
     /// Build the game, checking that the parameters fit together.
-    pub fn build(&self) -> Result<Cannons, String> {
+    pub fn build(&self) -> Result<Cannons, SpecError> {
         let name = self.name();
+        let unsupported = |message| Err(SpecError::Unsupported { message });
         let n = self.width * self.height;
         if self.cannons + self.soldiers > n {
-            return Err(format!(
+            return unsupported(format!(
                 "{name}: {} cannons and {} soldiers do not fit on {n} points",
                 self.cannons, self.soldiers
             ));
@@ -176,13 +179,13 @@ impl CannonsParams {
         // The numbering keeps a table entry per cannon set of up to c points.
         let table: u64 = (0..=self.cannons).map(|m| binom(n, m)).sum();
         if table > 40_000_000 {
-            return Err(format!(
+            return unsupported(format!(
                 "{name}: {} cannons on {n} points need {table} numbering-table entries (at most 40000000)",
                 self.cannons
             ));
         }
         if self.rules.threshold > self.soldiers {
-            return Err(format!(
+            return unsupported(format!(
                 "{name}: threshold {} is above the soldier count {}: the cannons would have won \
                  before the first move",
                 self.rules.threshold, self.soldiers
@@ -190,7 +193,7 @@ impl CannonsParams {
         }
         let start = match (&self.setup, self.default_setup()) {
             (None, Ok(s)) => s,
-            (None, Err(e)) => return Err(format!("{name}: {e}")),
+            (None, Err(e)) => return Err(e.in_game(&name)),
             // A placeholder start to build the tables; replaced below.
             (Some(_), Ok(s)) => s,
             (Some(_), Err(_)) => self.placeholder_setup(),
@@ -213,15 +216,20 @@ impl CannonsParams {
         )
         .with_rules(self.rules, &name, &title);
         if let Some(setup) = &self.setup {
+            let bad_setup = |error| SpecError::BadSetup {
+                game: name.clone(),
+                setup: setup.clone(),
+                error,
+            };
             let p = g
                 .parse_pos(&variant::setup_position(setup, 'C'))
-                .map_err(|e| format!("{name}: bad setup '{setup}': {e}"))?;
+                .map_err(bad_setup)?;
             if p.soldiers.count_ones() != self.soldiers {
-                return Err(format!(
-                    "{name}: bad setup '{setup}': it has {} soldiers, the variant {} (set soldiers= too)",
+                return Err(bad_setup(ParseError::illegal_position(format!(
+                    "it has {} soldiers, the variant {} (set soldiers= too)",
                     p.soldiers.count_ones(),
                     self.soldiers
-                ));
+                ))));
             }
             g.title = format!("{title}, setup {}", g.format_pos(&p));
             g = g.with_start(p);
@@ -259,7 +267,9 @@ mod tests {
             "SSSSS/SSSSS/.S.S./...../.C.C. C"
         );
         s.set("setup", "SSSSS/SSSSS/.S.../...../.C.C.").unwrap();
-        assert!(s.build().err().unwrap().contains("11 soldiers"));
+        let e = s.build().err().unwrap();
+        assert!(matches!(e, SpecError::BadSetup { .. }), "{e:?}");
+        assert!(e.to_string().contains("11 soldiers"));
         let mut b = CannonsParams::preset("two-cannons").unwrap();
         b.set("board", "4x5").unwrap();
         let bg = b.build().unwrap();
@@ -270,10 +280,12 @@ mod tests {
         assert!(b
             .set("colour", "red")
             .unwrap_err()
+            .to_string()
             .contains("allowed: board"));
         assert!(b
             .set("immobility", "never")
             .unwrap_err()
+            .to_string()
             .contains("on-turn, static"));
     }
 }

@@ -4,20 +4,23 @@
 
 use super::{Cannons, CannonsParams};
 use crate::games::variant;
+use crate::games::SpecError;
 
 impl CannonsParams {
     /// The default start: soldiers fill the ranks from the top, the last
     /// partial rank from both ends inward; the cannons stand centred on
     /// rank 1. Reproduces both presets' setups.
-    pub fn default_setup(&self) -> Result<String, String> {
+    pub fn default_setup(&self) -> Result<String, SpecError> {
         let (w, h) = (self.width, self.height);
         let rows = self.soldiers.div_ceil(w);
         if rows + 1 > h || self.cannons > w {
-            return Err(format!(
-                "{} soldiers and {} cannons do not fit the default setup on a {w}x{h} board \
-                 (soldiers from the top rank down, cannons on rank 1): give setup=",
-                self.soldiers, self.cannons
-            ));
+            return Err(SpecError::Unsupported {
+                message: format!(
+                    "{} soldiers and {} cannons do not fit the default setup on a {w}x{h} board \
+                     (soldiers from the top rank down, cannons on rank 1): give setup=",
+                    self.soldiers, self.cannons
+                ),
+            });
         }
         let mut grid = vec![vec!['.'; w as usize]; h as usize]; // grid[rank from 0 = rank 1]
         for r in 0..self.soldiers / w {

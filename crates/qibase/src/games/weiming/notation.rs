@@ -2,7 +2,7 @@
 //! order `tl tm tr / s x m / bl bm br`, the side to move and the lock flag.
 
 use super::{Weiming, WeimingMove, WeimingPos, EDGES, PIECES_PER_SIDE, POINT_NAMES, START};
-use crate::game::{GeoPoint, Geometry, Notation, Side};
+use crate::game::{GeoPoint, Geometry, Notation, ParseError, Side};
 
 fn point_index(name: &str) -> Option<u8> {
     POINT_NAMES.iter().position(|&n| n == name).map(|i| i as u8)
@@ -25,20 +25,20 @@ impl Notation for Weiming {
         Self::letter(side)
     }
 
-    fn parse_pos(&self, s: &str) -> Result<WeimingPos, String> {
+    fn parse_pos(&self, s: &str) -> Result<WeimingPos, ParseError> {
         let fields: Vec<&str> = s.split_whitespace().collect();
         if fields.is_empty() {
-            return Err(format!(
+            return Err(ParseError::malformed_position(format!(
                 "empty position: expected e.g. '{START}' (board, side to move, lock flag)"
-            ));
+            )));
         }
         let groups: Vec<&str> = fields[0].split('/').collect();
         if groups.len() != 3 {
-            return Err(format!(
+            return Err(ParseError::malformed_position(format!(
                 "bad board '{}': expected 3 groups separated by '/' (tl tm tr / s x m / bl bm br), found {}",
                 fields[0],
                 groups.len()
-            ));
+            )));
         }
         let mut p = WeimingPos {
             x: 0,
@@ -51,11 +51,11 @@ impl Notation for Weiming {
         for (g, grp) in groups.iter().enumerate() {
             let n = grp.chars().count();
             if n != 3 {
-                return Err(format!(
+                return Err(ParseError::malformed_position(format!(
                     "bad board '{}': group {} ('{grp}') has {n} points, expected 3",
                     fields[0],
                     g + 1
-                ));
+                )));
             }
             for (k, c) in grp.chars().enumerate() {
                 let i = (g * 3 + k) as u8;
@@ -75,57 +75,65 @@ impl Notation for Weiming {
                     '.' => {}
                     _ => {
                         let at = POINT_NAMES[i as usize];
-                        return Err(format!(
+                        return Err(ParseError::malformed_position(format!(
                             "bad board '{}': unknown character '{c}' at point {at} (use X, O, S or .)",
                             fields[0]
-                        ));
+                        )));
                     }
                 }
             }
         }
         if nx != PIECES_PER_SIDE {
-            return Err(format!(
+            return Err(ParseError::illegal_position(format!(
                 "bad board '{}': {nx} X pieces, exactly {PIECES_PER_SIDE} required",
                 fields[0]
-            ));
+            )));
         }
         if no != PIECES_PER_SIDE {
-            return Err(format!(
+            return Err(ParseError::illegal_position(format!(
                 "bad board '{}': {no} O pieces, exactly {PIECES_PER_SIDE} required",
                 fields[0]
-            ));
+            )));
         }
         if ns != 1 {
-            return Err(format!(
+            return Err(ParseError::illegal_position(format!(
                 "bad board '{}': {ns} shared pieces S, exactly 1 required",
                 fields[0]
-            ));
+            )));
         }
         p.side = match fields.get(1) {
-            None => return Err("missing side to move after the board (X or O)".to_string()),
+            None => {
+                return Err(ParseError::malformed_position(
+                    "missing side to move after the board (X or O)",
+                ))
+            }
             Some(&"X") => Side::First,
             Some(&"O") => Side::Second,
-            Some(t) => return Err(format!("bad side to move '{t}': expected X or O")),
+            Some(t) => {
+                return Err(ParseError::malformed_position(format!(
+                    "bad side to move '{t}': expected X or O"
+                )))
+            }
         };
         p.locked =
             match fields.get(2) {
-                None => return Err(
+                None => return Err(ParseError::malformed_position(
                     "missing lock flag after the side to move ('-' shared piece free, '!' locked)"
                         .to_string(),
-                ),
+                )),
                 Some(&"-") => false,
                 Some(&"!") => true,
                 Some(t) => {
-                    return Err(format!(
+                    return Err(ParseError::malformed_position(format!(
                         "bad lock flag '{t}': expected '-' (shared piece free) or '!' (locked)"
-                    ))
+                    )))
                 }
             };
         if fields.len() > 3 {
-            return Err(format!(
+            return Err(ParseError::malformed_position(format!(
                 "unexpected text after the lock flag: '{}'",
                 fields[3..].join(" ")
-            ));
+            )));
         }
         Ok(p)
     }
@@ -225,46 +233,56 @@ impl Notation for Weiming {
         (0..9u8).map(|i| Self::char_at(p, i)).collect()
     }
 
-    fn parse_move(&self, p: &WeimingPos, s: &str) -> Result<WeimingMove, String> {
+    fn parse_move(&self, p: &WeimingPos, s: &str) -> Result<WeimingMove, ParseError> {
         let s = s.trim();
         let names = POINT_NAMES.join(" ");
         let (a, b) = s.split_once('-').ok_or_else(|| {
-            format!("malformed move '{s}': expected from-to, e.g. s-x (points: {names})")
+            ParseError::malformed_move(format!(
+                "malformed move '{s}': expected from-to, e.g. s-x (points: {names})"
+            ))
         })?;
         let from = point_index(a).ok_or_else(|| {
-            format!("malformed move '{s}': unknown point '{a}' (points: {names})")
+            ParseError::malformed_move(format!(
+                "malformed move '{s}': unknown point '{a}' (points: {names})"
+            ))
         })?;
         let to = point_index(b).ok_or_else(|| {
-            format!("malformed move '{s}': unknown point '{b}' (points: {names})")
+            ParseError::malformed_move(format!(
+                "malformed move '{s}': unknown point '{b}' (points: {names})"
+            ))
         })?;
         let me = Self::letter(p.side);
         if from == to {
-            return Err(format!(
+            return Err(ParseError::illegal_move(format!(
                 "illegal move '{s}': from and to are the same point"
-            ));
+            )));
         }
         if from == p.s {
             if p.locked {
-                return Err(format!(
+                return Err(ParseError::illegal_move(format!(
                     "illegal move '{s}': the shared piece S is locked (it was moved on the previous move, so {me} may not move it now)"
-                ));
+                )));
             }
         } else if Self::own(p) & (1 << from) == 0 {
             if (p.x | p.o) & (1 << from) != 0 {
-                return Err(format!(
+                return Err(ParseError::illegal_move(format!(
                     "illegal move '{s}': the piece on {a} is {}'s, and {me} is to move",
                     Self::letter(p.side.other())
-                ));
+                )));
             }
-            return Err(format!("illegal move '{s}': there is no piece on {a}"));
+            return Err(ParseError::illegal_move(format!(
+                "illegal move '{s}': there is no piece on {a}"
+            )));
         }
         if self.adj[from as usize] & (1 << to) == 0 {
-            return Err(format!(
+            return Err(ParseError::illegal_move(format!(
                 "illegal move '{s}': {a} and {b} are not joined by a line"
-            ));
+            )));
         }
         if Self::empty(p) & (1 << to) == 0 {
-            return Err(format!("illegal move '{s}': {b} is occupied"));
+            return Err(ParseError::illegal_move(format!(
+                "illegal move '{s}': {b} is occupied"
+            )));
         }
         Ok(WeimingMove { from, to })
     }
