@@ -1,12 +1,15 @@
 //! Cannon chess: the rules on hand-made positions, notation, numbering,
-//! un-moves and perft, cross-checked against a naive second implementation.
+//! un-moves and perft from random positions, cross-checked against the
+//! naive second implementation (`naive/cannon_chess.rs`; the perft counts
+//! from the start are data, checked by `perft.rs`).
 
 use std::collections::HashMap;
 
 use crate::cannon_chess_support::{
-    colour_swapped, orbit_counts, random_pos, random_pos_counts, symmetric_strings, NPos, Naive,
-    Rng,
+    colour_swapped, orbit_counts, random_pos, random_pos_counts, symmetric_strings, Rng,
 };
+use crate::naive::cannon_chess::{NPos, Naive};
+use crate::naive::NaiveGame;
 use qibase::contract::{check_game, Scope};
 use qibase::game::InputKind;
 use qibase::games::cannon_chess::{CannonChess, CcPos};
@@ -704,45 +707,10 @@ fn engine_perft(g: &CannonChess, p: &CcPos, depth: u32) -> u64 {
     qibase::perft(g, p, depth)
 }
 
-#[test]
-fn perft_from_the_start_positions() {
-    let g = std_game();
-    let want = [6u64, 34, 256, 1904, 14566, 107486, 909118, 7501510];
-    for (d, &n) in want.iter().enumerate() {
-        assert_eq!(
-            engine_perft(&g, &g.start(), d as u32 + 1),
-            n,
-            "5×4 depth {}",
-            d + 1
-        );
-    }
-    let s = small_game();
-    let want = [4u64, 18, 108, 632, 3282, 16840, 98224, 575108];
-    for (d, &n) in want.iter().enumerate() {
-        assert_eq!(
-            engine_perft(&s, &s.start(), d as u32 + 1),
-            n,
-            "4×4 depth {}",
-            d + 1
-        );
-    }
-}
-
+/// From random mid-game positions (lone pieces, captures); the counts
+/// from the start are in `data/perft/`.
 #[test]
 fn perft_matches_the_naive_generator() {
-    for (g, depth) in [(std_game(), 6), (small_game(), 7)] {
-        let nv = naive_of(&g);
-        let np = nv.parse(&g.format_pos(&g.start()));
-        for d in 1..=depth {
-            assert_eq!(
-                engine_perft(&g, &g.start(), d),
-                nv.perft(&np, d),
-                "{} depth {d}",
-                g.id()
-            );
-        }
-    }
-    // From random mid-game positions too (lone pieces, captures).
     for g in [std_game(), small_game()] {
         let nv = naive_of(&g);
         let mut rng = Rng::new(7);

@@ -6,6 +6,9 @@ use qibase::games::cannons::{CannonsMove, CannonsPos};
 use qibase::games::Cannons;
 use qibase::perft;
 use qibase::rng::Rng;
+
+use crate::naive::cannons::Naive;
+use crate::naive::NaiveGame;
 use qibase::{EndReason, Notation, ParseError, Rules, Side, Tiers, Value};
 
 // ----- helpers ----------------------------------------------------------------
@@ -463,110 +466,23 @@ fn the_game_contract_holds() {
     }
 }
 
-// ----- perft against a naive generator ------------------------------------------------
-
-/// Deliberately naive: a 5×5 char grid, row 0 = rank 5, no bitboards.
-#[derive(Clone)]
-struct Naive {
-    grid: Vec<Vec<char>>,
-    mover: char,
-}
-
-fn naive_parse(s: &str) -> Naive {
-    let (board, side) = s.split_once(' ').unwrap();
-    Naive {
-        grid: board.split('/').map(|r| r.chars().collect()).collect(),
-        mover: side.chars().next().unwrap(),
-    }
-}
-
-fn naive_format(n: &Naive) -> String {
-    let rows: Vec<String> = n.grid.iter().map(|r| r.iter().collect()).collect();
-    format!("{} {}", rows.join("/"), n.mover)
-}
-
-fn naive_name(row: i32, col: i32) -> String {
-    format!("{}{}", (b'a' + col as u8) as char, 5 - row)
-}
-
-/// (move name, resulting position) pairs.
-fn naive_moves(n: &Naive) -> Vec<(String, Naive)> {
-    let mut out = Vec::new();
-    let at = |r: i32, c: i32| -> Option<char> {
-        if (0..5).contains(&r) && (0..5).contains(&c) {
-            Some(n.grid[r as usize][c as usize])
-        } else {
-            None
-        }
-    };
-    let next = if n.mover == 'C' { 'S' } else { 'C' };
-    for r in 0..5i32 {
-        for c in 0..5i32 {
-            if n.grid[r as usize][c as usize] != n.mover {
-                continue;
-            }
-            for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
-                if at(r + dr, c + dc) == Some('.') {
-                    let mut m = n.clone();
-                    m.grid[r as usize][c as usize] = '.';
-                    m.grid[(r + dr) as usize][(c + dc) as usize] = n.mover;
-                    m.mover = next;
-                    out.push((
-                        format!("{}-{}", naive_name(r, c), naive_name(r + dr, c + dc)),
-                        m,
-                    ));
-                    if n.mover == 'C' && at(r + 2 * dr, c + 2 * dc) == Some('S') {
-                        let mut m = n.clone();
-                        m.grid[r as usize][c as usize] = '.';
-                        m.grid[(r + 2 * dr) as usize][(c + 2 * dc) as usize] = 'C';
-                        m.mover = next;
-                        out.push((
-                            format!(
-                                "{}-{}",
-                                naive_name(r, c),
-                                naive_name(r + 2 * dr, c + 2 * dc)
-                            ),
-                            m,
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-fn naive_over(n: &Naive) -> bool {
-    n.grid.iter().flatten().filter(|&&ch| ch == 'S').count() < 4
-}
-
-fn naive_perft(n: &Naive, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    if naive_over(n) {
-        return 0;
-    }
-    naive_moves(n)
-        .iter()
-        .map(|(_, m)| naive_perft(m, depth - 1))
-        .sum()
-}
+// ----- the naive generator (naive/cannons.rs) ---------------------------------
 
 /// Compare move lists and results node by node down to `depth`.
 fn compare_tree(g: &Cannons, p: &CannonsPos, depth: u32) {
-    let n = naive_parse(&g.format_pos(p));
-    assert_eq!(g.rule_end(p).is_some(), naive_over(&n));
-    if depth == 0 || naive_over(&n) {
+    let n = Naive.parse(&g.format_pos(p));
+    assert_eq!(g.rule_end(p).is_some(), Naive.is_over(&n));
+    if depth == 0 || Naive.is_over(&n) {
         return;
     }
     let mut mine: Vec<(String, String)> = children(g, p)
         .iter()
         .map(|(m, c)| (g.format_move(m), g.format_pos(c)))
         .collect();
-    let mut theirs: Vec<(String, String)> = naive_moves(&n)
+    let mut theirs: Vec<(String, String)> = Naive
+        .children(&n)
         .iter()
-        .map(|(m, c)| (m.clone(), naive_format(c)))
+        .map(|(m, c)| (m.clone(), Naive.format(c)))
         .collect();
     mine.sort();
     theirs.sort();
@@ -576,30 +492,13 @@ fn compare_tree(g: &Cannons, p: &CannonsPos, depth: u32) {
     }
 }
 
+/// The move trees from both starts, four plies deep, node by node (the
+/// perft counts are in `data/perft/`).
 #[test]
-fn perft_two_cannons() {
-    let g = Cannons::two_cannons();
-    let expected = [6u64, 42, 250, 2312, 15032, 150808, 874684];
-    let naive = naive_parse(&g.format_pos(&g.start()));
-    for (d, &e) in expected.iter().enumerate() {
-        let d = d as u32 + 1;
-        assert_eq!(perft(&g, &g.start(), d), e, "depth {d}");
-        assert_eq!(naive_perft(&naive, d), e, "naive depth {d}");
+fn move_trees_from_the_start_match_the_naive_generator() {
+    for g in [Cannons::two_cannons(), Cannons::three_cannons()] {
+        compare_tree(&g, &g.start(), 4);
     }
-    compare_tree(&g, &g.start(), 4);
-}
-
-#[test]
-fn perft_three_cannons() {
-    let g = Cannons::three_cannons();
-    let expected = [8u64, 34, 270, 2150, 15622, 122488, 860776];
-    let naive = naive_parse(&g.format_pos(&g.start()));
-    for (d, &e) in expected.iter().enumerate() {
-        let d = d as u32 + 1;
-        assert_eq!(perft(&g, &g.start(), d), e, "depth {d}");
-        assert_eq!(naive_perft(&naive, d), e, "naive depth {d}");
-    }
-    compare_tree(&g, &g.start(), 4);
 }
 
 #[test]
@@ -609,8 +508,8 @@ fn random_positions_agree_with_naive_generator() {
         for _ in 0..300 {
             let p = random_pos(&g, &mut rng);
             compare_tree(&g, &p, 2);
-            let n = naive_parse(&g.format_pos(&p));
-            assert_eq!(perft(&g, &p, 3), naive_perft(&n, 3));
+            let n = Naive.parse(&g.format_pos(&p));
+            assert_eq!(perft(&g, &p, 3), Naive.perft(&n, 3));
         }
     }
 }
