@@ -39,13 +39,18 @@ pub use crate::rng::Rng;
 /// How well the program plays.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Difficulty {
+    /// Always a value-optimal move, leaving the opponent the most ways to go wrong.
     Perfect,
+    /// Never changes the result; random among the result-keeping moves.
     Hard,
+    /// A random mistake 25 % of the time, otherwise as `Hard`.
     Medium,
+    /// A random mistake 60 % of the time, otherwise as `Hard`.
     Easy,
 }
 
 impl Difficulty {
+    /// Every level, strongest first.
     pub const ALL: [Difficulty; 4] = [
         Difficulty::Perfect,
         Difficulty::Hard,
@@ -53,6 +58,7 @@ impl Difficulty {
         Difficulty::Easy,
     ];
 
+    /// The level's name on the command line and in JSON.
     pub fn name(self) -> &'static str {
         match self {
             Difficulty::Perfect => "perfect",

@@ -236,6 +236,7 @@ pub fn position_value<G: Game>(
 /// One legal move and what it leads to.
 #[derive(Clone, Debug)]
 pub struct MoveInfo<G: Game> {
+    /// The move.
     pub mv: G::Move,
     /// The move in RULES.md notation.
     pub text: String,
@@ -250,6 +251,7 @@ pub struct MoveInfo<G: Game> {
 /// Everything about a position.
 #[derive(Clone, Debug)]
 pub struct Analysis<G: Game> {
+    /// The position analysed.
     pub pos: G::Pos,
     /// The value of the position (side to move's view).
     pub value: Value,

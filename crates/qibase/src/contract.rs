@@ -78,23 +78,36 @@ impl Default for Scope {
 /// The clause of the contract that failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Clause {
+    /// A tier comes before one of its `tier_deps`, or a dependency is outside the subset.
     TierOrder,
+    /// `tier_of` of a slot's position is not the slot's tier.
     TierOf,
+    /// A tier or a position exceeds what the solver can index or count.
     SolverLimit,
+    /// `rank` and `unrank` do not invert each other on the used slots.
     Bijection,
+    /// A symmetry image has another tier or rank.
     Symmetry,
+    /// `orbit_size` or the orbit sizes of a tier do not add up.
     OrbitSize,
+    /// A move leads outside its tier and its `tier_deps`.
     MoveTier,
+    /// Un-moves do not invert in-tier moves.
     Unmoves,
+    /// A rank-list fast path disagrees with its default.
     RankLists,
+    /// A position or move does not read back as itself.
     Notation,
+    /// Solved values are not invariant under the symmetries.
     Values,
 }
 
 /// A broken contract: which clause, and the details (tier, slot, position).
 #[derive(Clone, Debug)]
 pub struct Violation {
+    /// The clause that failed.
     pub clause: Clause,
+    /// Where and how: tier, slot, position.
     pub detail: String,
 }
 
@@ -113,9 +126,11 @@ fn fail<T>(clause: Clause, detail: String) -> Result<T, Violation> {
 /// What a successful [`check_game`] walked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// Tiers walked.
     pub tiers: usize,
     /// Slots checked, and those of them that hold a position.
     pub slots: u64,
+    /// Of `slots`, those holding a position.
     pub used: u64,
     /// Positions whose moves and un-moves were checked.
     pub positions: u64,

@@ -11,8 +11,11 @@ use std::str::FromStr;
 /// Exact value of a position (side to move's view) or of a move (mover's view).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Value {
+    /// The side to move wins in this many plies.
     Win(u16),
+    /// The side to move loses in this many plies.
     Loss(u16),
+    /// Neither side can force a win.
     Draw,
 }
 
@@ -170,8 +173,11 @@ impl FromStr for Value {
 /// Outcome class without remoteness.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Wdl {
+    /// A win.
     Win,
+    /// A draw.
     Draw,
+    /// A loss.
     Loss,
 }
 

@@ -28,8 +28,11 @@ pub const GAME_IDS: [&str; 5] = [
 /// One concrete game, chosen at run time. Use [`with_game!`](crate::with_game)
 /// to run generic code on it.
 pub enum AnyGame {
+    /// `cannon-chess`, `cannon-chess-4x4` and their variants.
     CannonChess(CannonChess),
+    /// `weiming`.
     Weiming(Weiming),
+    /// `two-cannons`, `three-cannons` and their variants.
     Cannons(Cannons),
 }
 

@@ -19,16 +19,20 @@ use super::SpecError;
 
 /// One documented parameter of a game family.
 pub struct ParamDoc {
+    /// The key, e.g. `board`.
     pub key: &'static str,
     /// The accepted values, e.g. `lone|any` or `N`.
     pub values: &'static str,
+    /// One sentence on what it does and its default.
     pub help: &'static str,
 }
 
 /// A variant string split into its preset id and `key=value` pairs (in the
 /// order given; no key twice).
 pub struct RawSpec<'a> {
+    /// The preset id before the `:`.
     pub base: &'a str,
+    /// The `key=value` pairs after it.
     pub params: Vec<(&'a str, &'a str)>,
 }
 

@@ -13,7 +13,9 @@ use crate::value::{Packed, Value};
 /// A slot whose stored value disagrees with its moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Inconsistency {
+    /// The slot.
     pub index: u64,
+    /// The value stored in it (`None`: undecided).
     pub stored: Option<Value>,
     /// `None` if a child has no stored value.
     pub expected: Option<Value>,

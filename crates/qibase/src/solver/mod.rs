@@ -47,7 +47,9 @@ pub struct SolveOptions {
 /// What happened to one tier.
 #[derive(Clone, Debug)]
 pub struct TierReport {
+    /// The tier.
     pub tier: TierKey,
+    /// Its name (`Tiers::tier_name`).
     pub name: String,
     /// Index slots of the tier (what the solver works on).
     pub slots: u64,

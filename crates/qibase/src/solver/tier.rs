@@ -94,10 +94,12 @@ pub struct Lower<'a> {
 }
 
 impl<'a> Lower<'a> {
+    /// No lower tiers yet.
     pub fn new() -> Self {
         Lower { tiers: Vec::new() }
     }
 
+    /// Make tier `t`'s solved values readable.
     pub fn add(&mut self, t: TierKey, values: &'a [Packed]) {
         self.tiers.push((t, values));
     }

@@ -19,6 +19,7 @@ pub enum Tiao {
 /// The rule switches of the family (the presets use [`CcRules::PRESET`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct CcRules {
+    /// Who captures two enemies by stopping between them (挑).
     pub tiao: Tiao,
     /// A lone piece slides any distance (else it steps like the others).
     pub lone_slides: bool,
@@ -27,6 +28,7 @@ pub struct CcRules {
 }
 
 impl CcRules {
+    /// The presets' reading: 挑 by a lone piece, lone pieces slide, one against one is a draw.
     pub const PRESET: CcRules = CcRules {
         tiao: Tiao::Lone,
         lone_slides: true,
@@ -76,9 +78,13 @@ pub const PARAMS: &[ParamDoc] = &[
 pub struct CannonChessParams {
     preset: &'static str,
     title: &'static str,
+    /// Files.
     pub width: u32,
+    /// Ranks.
     pub height: u32,
+    /// Pieces a side at the start, the most a side may have.
     pub pieces: u32,
+    /// The rule switches.
     pub rules: CcRules,
     /// An explicit start position (board part, optional side); `None`: the
     /// default pattern.

@@ -49,8 +49,11 @@ const MIN_SOLDIERS: u32 = 4;
 /// (`Side::First` = cannons).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct CannonsPos {
+    /// The cannons (bitboard).
     pub cannons: u32,
+    /// The soldiers (bitboard).
     pub soldiers: u32,
+    /// Who is to move (`First`: the cannons).
     pub side: Side,
 }
 
@@ -58,7 +61,9 @@ pub struct CannonsPos {
 /// capturing jump; everything else is a one-point step.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct CannonsMove {
+    /// The point the piece leaves.
     pub from: u8,
+    /// The point it arrives on.
     pub to: u8,
 }
 

@@ -26,10 +26,12 @@ pub enum Immobility {
 pub struct CannonsRules {
     /// With fewer soldiers than this the cannons have won.
     pub threshold: u32,
+    /// When immobile cannons lose.
     pub immobility: Immobility,
 }
 
 impl CannonsRules {
+    /// The presets' reading: threshold 4, immobile cannons lose on their own turn.
     pub const PRESET: CannonsRules = CannonsRules {
         threshold: MIN_SOLDIERS,
         immobility: Immobility::OnTurn,
@@ -78,10 +80,15 @@ pub const PARAMS: &[ParamDoc] = &[
 pub struct CannonsParams {
     preset: &'static str,
     title: &'static str,
+    /// Files.
     pub width: u32,
+    /// Ranks.
     pub height: u32,
+    /// Cannons (never captured).
     pub cannons: u32,
+    /// Soldiers at the start, the most a position holds.
     pub soldiers: u32,
+    /// The rule switches.
     pub rules: CannonsRules,
     /// An explicit start position (board part, optional side); `None`: the
     /// default pattern.

@@ -88,6 +88,7 @@ pub struct WeimingPos {
     pub o: u16,
     /// Point of the shared piece.
     pub s: u8,
+    /// Who is to move (`First`: X).
     pub side: Side,
     /// The previous move moved the shared piece: the side to move may not.
     pub locked: bool,
@@ -97,7 +98,9 @@ pub struct WeimingPos {
 /// an adjacent one.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct WeimingMove {
+    /// The point the piece leaves.
     pub from: u8,
+    /// The point it arrives on.
     pub to: u8,
 }
 
