@@ -176,8 +176,8 @@ pub struct ErrorJson {
     pub position: Option<String>,
 }
 
-/// Error codes of bad input (the tablebase codes come from
-/// [`qibase::tablebase::TbErrorKind::code`]).
+/// Error codes: of bad input, of the server, and of the tablebase (those
+/// come from [`qibase::tablebase::TbError::code`], one per variant).
 pub mod code {
     pub const BAD_POSITION: &str = "bad_position";
     pub const BAD_MOVE: &str = "bad_move";
@@ -190,6 +190,16 @@ pub mod code {
     pub const TIMEOUT: &str = "timeout";
     pub const TOO_LARGE: &str = "too_large";
     pub const INTERNAL: &str = "internal";
+    /// A tier is not solved ([`qibase::tablebase::TbError::NotSolved`]).
+    pub const NOT_SOLVED: &str = qibase::tablebase::TbError::NOT_SOLVED;
+    /// A damaged tier file ([`qibase::tablebase::TbError::Corrupt`]).
+    pub const CORRUPT_TABLEBASE: &str = qibase::tablebase::TbError::CORRUPT;
+    /// A tier file of another game, rules or format version
+    /// ([`qibase::tablebase::TbError::Foreign`], `Version`).
+    pub const FOREIGN_TABLEBASE: &str = qibase::tablebase::TbError::FOREIGN;
+    /// The operating system failed to read a tier file
+    /// ([`qibase::tablebase::TbError::Io`]).
+    pub const IO_ERROR: &str = qibase::tablebase::TbError::IO_ERROR;
 }
 
 /// An error with its code (see [`code`]).

@@ -1,9 +1,7 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase_cli::cli::{
-    convert, engine, play, query, report, rules, serve, solve, verify, CliError,
-};
+use qibase_cli::cli::{engine, play, query, report, rules, serve, solve, verify, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -35,8 +33,6 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Which tiers are on disk: slots, bits per used slot of each section, solve statistics.
     Info(verify::InfoArgs),
-    /// Rewrite old (format 2) tablebase files in the current format, without solving again.
-    Convert(convert::ConvertArgs),
     /// Write the research report of a solved game (markdown and SVG figures).
     Report(report::ReportArgs),
     /// Play against the program in the terminal (turn timer, hints, undo, difficulty levels).
@@ -83,7 +79,6 @@ fn main() {
         Command::Query(a) => query::run(a),
         Command::Verify(a) => verify::verify(a),
         Command::Info(a) => verify::info(a),
-        Command::Convert(a) => convert::run(a),
         Command::Play(a) => play::run(a),
         Command::Bestmove(a) => engine::bestmove(a),
         Command::Engine(a) => engine::engine(a),

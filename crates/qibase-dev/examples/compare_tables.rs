@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use qibase::game::Game;
 use qibase::games::AnyGame;
-use qibase::tablebase::{tier_path, TierFile};
+use qibase::tablebase::TierStore;
 use qibase::value::Value;
 use rayon::prelude::*;
 
@@ -54,18 +54,7 @@ fn compare<G: Game>(a: &G, da: &Path, b: &G, db: &Path, max: Option<u32>) -> Res
         if n != b.tier_size(t) {
             return Err(format!("tier {}: sizes differ", a.tier_name(t)));
         }
-        // Format 3 files are read too, to compare a table with its
-        // `qibase convert`ed copy.
-        let read = |g: &G, dir: &Path| {
-            TierFile::open_old(
-                &tier_path(dir, g.id(), &g.tier_name(t)),
-                g.id(),
-                g.rules_hash(),
-                t,
-            )
-            .and_then(|f| f.read_all())
-            .map_err(|e| e.to_string())
-        };
+        let read = |g: &G, dir: &Path| TierStore::new(g, dir).load(t).map_err(|e| e.to_string());
         let (va, vb) = (read(a, da)?, read(b, db)?);
         const CHUNK: u64 = 1 << 16;
         let tally = (0..n.div_ceil(CHUNK))

@@ -2,13 +2,12 @@
 //! product CLI): `decode_bench DIR/GAME` decodes every tier file of the
 //! directory whole, as the solver reads its lower tiers (in parallel on
 //! all threads, every checksum checked), and prints the wall time and the
-//! rate. Format 3 files are read too, so old and new tables of one game
-//! can be compared back to back. (`examples/tbdev --dump` writes the raw
-//! arrays for external compressors.)
+//! rate. (`examples/tbdev --dump` writes the raw arrays for external
+//! compressors.)
 use std::path::Path;
 use std::time::Instant;
 
-use qibase::tablebase::header::parse_layout_with_old;
+use qibase::tablebase::internals::parse_layout;
 use qibase::tablebase::TierFile;
 
 fn main() {
@@ -25,11 +24,8 @@ fn main() {
     let t0 = Instant::now();
     for path in &files {
         let raw = std::fs::read(path).expect("readable");
-        let meta = parse_layout_with_old(path, &raw)
-            .expect("a tier file")
-            .header
-            .meta;
-        let f = TierFile::open_old(path, &meta.game, meta.rules_hash, meta.tier).expect("open");
+        let meta = parse_layout(path, &raw).expect("a tier file").header.meta;
+        let f = TierFile::open(path, &meta.game, meta.rules_hash, meta.tier).expect("open");
         let values = f.read_all().expect("decodes");
         slots += values.len() as u64;
         bytes += f.file_len();

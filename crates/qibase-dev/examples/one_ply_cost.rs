@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use qibase::game::{Notation, Rules, Tiers};
 use qibase::games::AnyGame;
-use qibase::tablebase::cache::BlockCache;
+use qibase::tablebase::BlockCache;
 use qibase::tablebase::Tablebase;
 use qibase::value::Value;
 use qibase::with_game;

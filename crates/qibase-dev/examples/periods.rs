@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use qibase::game::Tiers;
 use qibase::games::AnyGame;
-use qibase::tablebase::{tier_path, TierFile};
+use qibase::tablebase::TierStore;
 use qibase::with_game;
 
 const PERIODS: [usize; 14] = [1, 2, 3, 4, 8, 16, 32, 64, 78, 128, 156, 256, 312, 1024];
@@ -35,14 +35,13 @@ fn main() {
     let any = AnyGame::from_id(&args[0]).expect("a game id");
     let dir = PathBuf::from(&args[1]);
     with_game!(any, |g| {
+        let store = TierStore::new(g, &dir);
         for t in g.tiers(None) {
             let name = g.tier_name(t);
             if args.get(2).is_some_and(|want| *want != name) {
                 continue;
             }
-            let f = TierFile::open(&tier_path(&dir, g.id(), &name), g.id(), g.rules_hash(), t)
-                .expect("a format 5 tier file");
-            let vals = f.read_all().expect("decodes");
+            let vals = store.load(t).expect("a tier file that decodes");
             if vals.len() < 1 << 20 {
                 continue;
             }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use qibase::tablebase::header::parse_layout;
+use qibase::tablebase::internals::parse_layout;
 use qibase::tablebase::TierFile;
 
 fn main() {
@@ -17,7 +17,7 @@ fn main() {
     let meta = parse_layout(path, &raw).expect("a tier file").header.meta;
     let f = TierFile::open(path, &meta.game, meta.rules_hash, meta.tier).expect("open");
     let n = meta.positions;
-    let bs = f.header().block_size as u64;
+    let bs = f.block_size() as u64;
     let mut s = 88172645463325252u64;
     let mut rnd = move || {
         s ^= s << 13;

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use qibase::game::Tiers;
 use qibase::games::AnyGame;
-use qibase::tablebase::{tier_path, TierFile};
+use qibase::tablebase::TierStore;
 use qibase::with_game;
 
 const SEGS: [usize; 4] = [16, 32, 64, 128];
@@ -47,10 +47,10 @@ fn main() {
         let mut rice_fill = 0f64; // seg 64, unused filled with the previous value
         let mut wdl_h = [[[0u64; 81]; 9]; 2]; // fill prev / fill draw
 
+        let store = TierStore::new(g, &dir);
         for t in g.tiers(None) {
-            let path = tier_path(&dir, g.id(), &g.tier_name(t));
-            let f = TierFile::open(&path, g.id(), g.rules_hash(), t).expect("open");
-            rem_table += f.header().rem_len;
+            let f = store.open(t).expect("open");
+            rem_table += f.section_bytes()[3];
             let vals = f.read_all().expect("read");
             let n = vals.len() as u64;
             let mut used = vec![false; n as usize];

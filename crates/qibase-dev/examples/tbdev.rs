@@ -1,5 +1,5 @@
 //! Development tool for the tablebase format (not part of the product CLI):
-//! measures what the current (format 4) coder makes of solved tiers at several block
+//! measures what the format 5 coder makes of solved tiers at several block
 //! sizes, section by section, with the time to encode, and optionally dumps
 //! each tier's raw u16 LE values for external compressors
 //! (`zstd -19`, `xz -9`).
@@ -7,15 +7,14 @@
 //! ```text
 //! cargo run --release --example tbdev -- GAME --dir DIR [--dump OUT] [--block-sizes 256,512,1024] [--read-only]
 //! ```
-//! Reads format 2, 3 or 4 files.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use qibase::game::Tiers;
 use qibase::games::AnyGame;
-use qibase::tablebase::writer::{encode_tier, WriteOptions};
-use qibase::tablebase::{file_version, read_v2, tier_path, TierFile, FORMAT_VERSION};
+use qibase::tablebase::internals::writer::encode_tier;
+use qibase::tablebase::{TierStore, WriteOptions};
 use qibase::with_game;
 
 fn main() {
@@ -56,21 +55,14 @@ fn run() -> Result<(), String> {
         let mut totals = vec![(0u64, 0u64, 0u64, 0u64, 0f64); sizes.len()];
         let mut raw_all = Vec::new();
         let mut read_secs = 0f64;
+        let store = TierStore::new(g, &dir);
         for t in g.tiers(None) {
-            let path = tier_path(&dir, g.id(), &g.tier_name(t));
-            if !path.exists() {
+            if !store.has_file(t) {
                 continue;
             }
             let t0 = Instant::now();
-            let (meta, values) = match file_version(&path).map_err(|e| e.to_string())? {
-                Some(2) => read_v2(&path).map_err(|e| e.to_string())?,
-                Some(v) if v == FORMAT_VERSION || v == 3 || v == 4 => {
-                    let f = TierFile::open_old(&path, g.id(), g.rules_hash(), t)
-                        .map_err(|e| e.to_string())?;
-                    (f.meta().clone(), f.read_all().map_err(|e| e.to_string())?)
-                }
-                _ => return Err(format!("{}: unknown format", path.display())),
-            };
+            let f = store.open(t).map_err(|e| e.to_string())?;
+            let (meta, values) = (f.meta().clone(), f.read_all().map_err(|e| e.to_string())?);
             read_secs += t0.elapsed().as_secs_f64();
             if dump.is_some() {
                 raw_all.extend(values.iter().flat_map(|v| v.to_le_bytes()));
@@ -80,7 +72,8 @@ fn run() -> Result<(), String> {
             let mut line = format!("{:>8} {:>11}", g.tier_name(t), used);
             for (k, &bs) in sizes.iter().enumerate() {
                 let t0 = Instant::now();
-                let enc = encode_tier(&meta, &values, &WriteOptions { block_size: bs })?;
+                let enc = encode_tier(&meta, &values, &WriteOptions { block_size: bs })
+                    .map_err(|_| "a section larger than 4 GiB".to_string())?;
                 let secs = t0.elapsed().as_secs_f64();
                 let h = &enc.header;
                 let tot = &mut totals[k];
@@ -93,12 +86,12 @@ fn run() -> Result<(), String> {
                     "  {bs}: {:.3} {:.3} {:.3}",
                     h.wdl_len as f64 * 8.0 / used.max(1) as f64,
                     h.rem_len as f64 * 8.0 / used.max(1) as f64,
-                    enc.len() as f64 * 8.0 / used.max(1) as f64
+                    enc.file_len() as f64 * 8.0 / used.max(1) as f64
                 );
             }
             println!("{line}");
         }
-        println!("whole-tier reads (map, check, decode all blocks in parallel): {read_secs:.3} s");
+        println!("whole-tier reads (read, check, decode all blocks in parallel): {read_secs:.3} s");
         println!("bits per used slot over {used_total} used slots (WDL stream, remoteness stream, header, index, total; encode seconds):");
         let b = |x: u64| x as f64 * 8.0 / used_total.max(1) as f64;
         for (k, &bs) in sizes.iter().enumerate() {

@@ -58,10 +58,13 @@ pub fn run(a: &BenchArgs) -> CliResult {
     let opts = SolveOptions {
         dir: dir.clone(),
         max_pieces: a.max_pieces,
-        progress: true,
     };
     let t0 = Instant::now();
-    let result = with_game!(any, |g| pool.install(|| solve_game(g, &opts)));
+    let result = with_game!(any, |g| pool.install(|| solve_game(
+        g,
+        &opts,
+        &qibase_cli::cli::progress::SolveBars::new(true)
+    )));
     let wall = t0.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&dir);
     let reports = result.map_err(|e| CliError::failure(format!("bench: {e}")))?;

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use qibase::game::{Game, TierKey, Tiers};
 use qibase::rng::Rng;
-use qibase::tablebase::cache::BlockCache;
+use qibase::tablebase::BlockCache;
 use qibase::tablebase::Tablebase;
 use qibase::with_game;
 use qibase_cli::cli::{game_by_id, CliError, CliResult};

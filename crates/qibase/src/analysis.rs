@@ -17,7 +17,7 @@ use std::path::Path;
 
 use crate::game::{Game, GameEnd, TierKey};
 use crate::solver::solve_in_memory;
-use crate::tablebase::{Tablebase, TbError, TbErrorKind};
+use crate::tablebase::{Tablebase, TbError};
 use crate::value::{Packed, Value};
 
 /// Why a value could not be looked up.
@@ -36,8 +36,8 @@ impl LookupError {
     /// Stable machine-readable name, as in the JSON error `code`.
     pub fn code(&self) -> &'static str {
         match self {
-            LookupError::Tablebase(e) => e.kind().code(),
-            LookupError::OutsideSubset(_) => TbErrorKind::NotSolved.code(),
+            LookupError::Tablebase(e) => e.code(),
+            LookupError::OutsideSubset(_) => TbError::NOT_SOLVED,
             LookupError::Other(_) => "internal",
         }
     }
@@ -46,7 +46,7 @@ impl LookupError {
     /// damaged or foreign file, or an I/O failure).
     pub fn is_not_solved(&self) -> bool {
         match self {
-            LookupError::Tablebase(e) => e.kind() == TbErrorKind::NotSolved,
+            LookupError::Tablebase(e) => e.is_not_solved(),
             LookupError::OutsideSubset(_) => true,
             LookupError::Other(_) => false,
         }
@@ -187,7 +187,7 @@ pub fn open_oracle<'g, G: Game>(
     for &t in &tiers {
         match tb.tier_file(t) {
             Ok(_) => present += 1,
-            Err(e) if e.kind() == TbErrorKind::NotSolved => missing = Some(e),
+            Err(e) if e.is_not_solved() => missing = Some(e),
             Err(e) => return Err(e.into()),
         }
     }

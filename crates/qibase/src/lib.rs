@@ -6,8 +6,6 @@
 //! * [`games`] — the rules of each game (cannon chess, weiming, the cannon games);
 //! * [`numbering`] — dense numbering of point sets and grid symmetries;
 //! * [`solver`] — the generic parallel tier-by-tier retrograde solver;
-//! * [`hugemem`] — large zeroed arrays on transparent huge pages;
-//! * [`prefetch`] — software prefetch of cache lines;
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
 //! * [`ai`] — the program's move choice at each difficulty level;
@@ -20,17 +18,19 @@ pub mod analysis;
 pub mod contract;
 pub mod game;
 pub mod games;
-pub mod hugemem;
 pub mod numbering;
 mod perft;
-pub mod prefetch;
 pub mod rng;
 pub mod solver;
+mod sys;
 // The tablebase module is being restructured separately; its public items
 // get their docs there, and this allow goes with it.
 #[allow(missing_docs)]
 pub mod tablebase;
 pub mod value;
+
+// The OS- and CPU-specific helpers, under their short names.
+use sys::{hugemem, prefetch};
 
 pub use game::{EndReason, Game, GameEnd, Notation, ParseError, Rules, Side, TierKey, Tiers};
 pub use perft::perft;

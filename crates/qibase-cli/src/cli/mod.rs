@@ -2,10 +2,10 @@
 
 use std::fmt;
 
-pub mod convert;
 pub mod engine;
 pub mod estimate;
 pub mod play;
+pub mod progress;
 pub mod query;
 pub mod report;
 pub mod rules;
@@ -65,8 +65,19 @@ impl From<qibase::ai::UnknownDifficulty> for CliError {
 }
 
 impl From<qibase::tablebase::TbError> for CliError {
+    /// Every tablebase problem is a failure while working (exit 1), its
+    /// one line naming the file: a tier not solved (with the command that
+    /// solves it), an I/O failure, a damaged file, a file of another game,
+    /// rules or format version.
     fn from(e: qibase::tablebase::TbError) -> Self {
-        CliError::failure(e.to_string())
+        use qibase::tablebase::TbError;
+        match e {
+            TbError::NotSolved { .. }
+            | TbError::Io { .. }
+            | TbError::Corrupt { .. }
+            | TbError::Foreign { .. }
+            | TbError::Version { .. } => CliError::failure(e.to_string()),
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use super::{game_by_id, CliError, CliResult};
 use crate::api::{self, ErrorJson};
 use qibase::analysis::{analyse, principal_variation, Oracle, TablebaseOracle};
 use qibase::game::{Game, Notation, Rules};
-use qibase::tablebase::cache::BlockCache;
+use qibase::tablebase::BlockCache;
 use qibase::value::Value;
 use qibase::with_game;
 

@@ -63,12 +63,12 @@ pub fn run(a: &SolveArgs) -> CliResult {
     let opts = SolveOptions {
         dir: a.dir.clone(),
         max_pieces: a.max_pieces,
-        progress: !a.quiet,
     };
+    let bars = super::progress::SolveBars::new(!a.quiet);
     let t0 = Instant::now();
     let (mut solved, mut slots) = (0u64, 0u64);
     for (id, any) in ids.iter().zip(&games) {
-        let reports = with_game!(any, |g| pool.install(|| solve_game(g, &opts)))?;
+        let reports = with_game!(any, |g| pool.install(|| solve_game(g, &opts, &bars)))?;
         print_table(id, &reports);
         for r in reports.iter().filter(|r| !r.skipped) {
             solved += r.positions;

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::{game_by_id, CliError, CliResult};
 use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::solver::{check_tier, Lower};
-use qibase::tablebase::{tier_path, TbError, TierFile};
+use qibase::tablebase::{TbError, TierStore};
 use qibase::value::Packed;
 use qibase::with_game;
 
@@ -31,10 +31,11 @@ pub struct VerifyArgs {
 /// The tiers of `g` that have a file in `dir`, or an error naming the
 /// command that makes them.
 pub fn present_tiers<G: Game>(g: &G, dir: &std::path::Path) -> Result<Vec<TierKey>, CliError> {
+    let store = TierStore::new(g, dir);
     let tiers: Vec<TierKey> = g
         .tiers(None)
         .into_iter()
-        .filter(|&t| tier_path(dir, g.id(), &g.tier_name(t)).exists())
+        .filter(|&t| store.has_file(t))
         .collect();
     if tiers.is_empty() {
         return Err(CliError::failure(format!(
@@ -57,10 +58,8 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
     with_game!(any, |g| {
         let t0 = Instant::now();
         let tiers = present_tiers(g, &a.dir)?;
-        let load = |t: TierKey| -> Result<Vec<Packed>, TbError> {
-            let path = tier_path(&a.dir, g.id(), &g.tier_name(t));
-            TierFile::open(&path, g.id(), g.rules_hash(), t)?.read_all()
-        };
+        let store = TierStore::new(g, &a.dir);
+        let load = |t: TierKey| -> Result<Vec<Packed>, TbError> { store.load(t) };
         let mut cache: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
         let mut problems = 0u64;
         let mut positions = 0u64;
@@ -205,23 +204,22 @@ pub fn info(a: &InfoArgs) -> CliResult {
         let mut block = None;
         let all = g.tiers(None);
         let bits = |b: u64, n: u64| b as f64 * 8.0 / n.max(1) as f64;
+        let store = TierStore::new(g, &a.dir);
         for &t in &all {
             let name = g.tier_name(t);
-            let path = tier_path(&a.dir, g.id(), &name);
-            if !path.exists() {
+            if !store.has_file(t) {
                 missing.push(name);
                 continue;
             }
-            match TierFile::open(&path, g.id(), g.rules_hash(), t) {
+            match store.open(t) {
                 Ok(f) => {
                     let m = f.meta();
                     let s = &m.stats;
-                    let h = f.header();
                     let used = m.positions - s.unused;
                     // Each section owns its half of the block index.
-                    let (_, index) = f.layout().overhead();
-                    let wdl = h.wdl_len + index / 2;
-                    let rem = h.rem_len + index / 2;
+                    let [_, index, wdl_len, rem_len] = f.section_bytes();
+                    let wdl = wdl_len + index / 2;
+                    let rem = rem_len + index / 2;
                     println!(
                         "{name:>8} {:>12} {used:>12} {:>11} {:>7.3} {:>7.3} {:>7.3} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8.2} {:>7.3}",
                         m.positions,
@@ -243,7 +241,7 @@ pub fn info(a: &InfoArgs) -> CliResult {
                     real += g.tier_positions(t);
                     bytes += f.file_len();
                     present += 1;
-                    block = Some(h.block_size);
+                    block = Some(f.block_size());
                 }
                 Err(e) => {
                     println!("{name:>8}  BAD  {e}");

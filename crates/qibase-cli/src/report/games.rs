@@ -21,7 +21,7 @@ use qibase::game::{Game, Notation, Rules, Side, Tiers};
 use qibase::games::cannon_chess::{CannonChess, CcPos};
 use qibase::games::cannons::{Cannons, CannonsPos};
 use qibase::games::weiming::{Weiming, WeimingPos};
-use qibase::tablebase;
+use qibase::tablebase::TierStore;
 use qibase::value::Value;
 
 /// The report's view of a game.
@@ -213,9 +213,9 @@ impl ReportGame for CannonChess {
         };
         let positions = |g: &CannonChess, d: &std::path::Path| -> Option<u64> {
             let mut n = 0;
+            let store = TierStore::new(g, d);
             for t in g.tiers(None) {
-                let path = tablebase::tier_path(d, g.id(), &g.tier_name(t));
-                tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t).ok()?;
+                store.meta(t).ok()?;
                 n += g.tier_positions(t);
             }
             Some(n)
@@ -235,9 +235,7 @@ impl ReportGame for CannonChess {
             let theirs = positions(other, dir).and_then(|_| {
                 let s = other.start();
                 let t = other.tier_of(&s);
-                let path = tablebase::tier_path(dir, other.id(), &other.tier_name(t));
-                let values =
-                    tablebase::read_tier_values(&path, other.id(), other.rules_hash(), t).ok()?;
+                let values = TierStore::new(other, dir).load(t).ok()?;
                 Value::unpack(values[other.rank(t, &s) as usize])
             });
             let _ = writeln!(md, "{}", row(other, theirs, positions(other, dir)));

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use qibase::analysis::{analyse, principal_variation, Oracle};
 use qibase::game::{Game, Rules, TierKey};
-use qibase::tablebase;
+use qibase::tablebase::TierStore;
 use qibase::value::{Packed, Value};
 
 pub use games::ReportGame;
@@ -45,10 +45,10 @@ pub struct ReportOptions {
 
 /// Check that every tier of `g` is solved in `dir`; a one-line error otherwise.
 pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
+    let store = TierStore::new(g, dir);
     for t in g.tiers(None) {
         let name = g.tier_name(t);
-        let path = tablebase::tier_path(dir, g.id(), &name);
-        if !path.exists() {
+        if !store.has_file(t) {
             return Err(format!(
                 "no complete tablebase of {} in {}: tier {name} is missing (run `qibase solve {} --dir {}`)",
                 g.id(),
@@ -57,7 +57,7 @@ pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
                 dir.display()
             ));
         }
-        tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t).map_err(|e| e.to_string())?;
+        store.meta(t).map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -70,7 +70,7 @@ pub type Line<G> = Vec<(<G as Rules>::Move, <G as Rules>::Pos)>;
 /// move order and principal variations are the ones `query` shows.
 pub struct Probe<'g, G: Game> {
     g: &'g G,
-    dir: PathBuf,
+    store: TierStore<'g, G>,
     cache: RefCell<HashMap<TierKey, Vec<Packed>>>,
 }
 
@@ -78,7 +78,7 @@ impl<'g, G: Game> Probe<'g, G> {
     pub fn new(g: &'g G, dir: &Path) -> Self {
         Probe {
             g,
-            dir: dir.to_path_buf(),
+            store: TierStore::new(g, dir),
             cache: RefCell::new(HashMap::new()),
         }
     }
@@ -89,10 +89,7 @@ impl<'g, G: Game> Probe<'g, G> {
         let t = g.tier_of(p);
         let mut cache = self.cache.borrow_mut();
         if let Entry::Vacant(slot) = cache.entry(t) {
-            let path = tablebase::tier_path(&self.dir, g.id(), &g.tier_name(t));
-            let v = tablebase::read_tier_values(&path, g.id(), g.rules_hash(), t)
-                .map_err(|e| e.to_string())?;
-            slot.insert(v);
+            slot.insert(self.store.load(t).map_err(|e| e.to_string())?);
         }
         let i = g.rank(t, p) as usize;
         Value::unpack(cache[&t][i]).ok_or_else(|| {

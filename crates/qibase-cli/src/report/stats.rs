@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::reach::Reach;
 use super::ReportGame;
 use qibase::game::{Side, TierKey};
-use qibase::tablebase::{self, TierStats};
+use qibase::tablebase::{TierStats, TierStore};
 use qibase::value::{Packed, Value, Wdl};
 
 /// Slots handled per rayon task.
@@ -362,18 +362,14 @@ pub fn run<G: ReportGame>(g: &G, dir: &Path) -> Result<Pass, String> {
     let tiers = g.tiers(None);
     let mut reach = Reach::new(g);
     let mut out = Vec::new();
+    let store = TierStore::new(g, dir);
     for &t in tiers.iter().rev() {
         reach.complete_tier(g, t);
-        let path = tablebase::tier_path(dir, g.id(), &g.tier_name(t));
-        let meta = tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t)
-            .map_err(|e| e.to_string())?;
-        let values = tablebase::read_tier_values(&path, g.id(), g.rules_hash(), t)
-            .map_err(|e| e.to_string())?;
+        let file = store.open(t).map_err(|e| e.to_string())?;
+        let values = file.read_all().map_err(|e| e.to_string())?;
         let mut r = tier_stats(g, t, &values, &reach);
-        r.header = meta.stats;
-        r.file_bytes = std::fs::metadata(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?
-            .len();
+        r.header = file.meta().stats.clone();
+        r.file_bytes = file.file_len();
         reach.drop_tier(t);
         out.push(r);
     }

@@ -10,20 +10,25 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::api::{code, ApiError};
-use qibase::tablebase::TbErrorKind;
 
 /// Longest request URI accepted (positions are short; this is generous).
 pub const MAX_URI_LEN: usize = 2048;
 
-/// The HTTP status of an error code.
+/// The HTTP status of an error code. The tablebase codes come from the
+/// [`TbError`](qibase::tablebase::TbError) variants: a tier not solved is
+/// 503 (the server cannot answer yet; the message names the command that
+/// solves it), a damaged file, a file of another game, rules or format
+/// version, or an I/O failure is 500 (the message names the file).
 pub fn status_of(code_: &str) -> StatusCode {
     match code_ {
         c if c.starts_with("bad_") => StatusCode::BAD_REQUEST,
         code::UNKNOWN_GAME | code::NOT_FOUND => StatusCode::NOT_FOUND,
         code::METHOD_NOT_ALLOWED => StatusCode::METHOD_NOT_ALLOWED,
         code::TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
-        code::TIMEOUT => StatusCode::SERVICE_UNAVAILABLE,
-        c if c == TbErrorKind::NotSolved.code() => StatusCode::SERVICE_UNAVAILABLE,
+        code::TIMEOUT | code::NOT_SOLVED => StatusCode::SERVICE_UNAVAILABLE,
+        code::CORRUPT_TABLEBASE | code::FOREIGN_TABLEBASE | code::IO_ERROR | code::INTERNAL => {
+            StatusCode::INTERNAL_SERVER_ERROR
+        }
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

@@ -1,6 +1,7 @@
 //! The command line's integration tests, one binary: every command through
 //! the built `qibase` binary, the HTTP server in-process, the web page in
-//! headless Chromium, tablebase files and their damage.
+//! headless Chromium, tablebase files and their damage (a file truncated
+//! under a running process included).
 
 mod browser;
 mod cli_rules;
@@ -12,3 +13,4 @@ mod server;
 mod solve_cli;
 mod tablebase_errors;
 mod tablebase_format;
+mod truncated;

@@ -216,3 +216,33 @@ fn group(n: u64) -> String {
     }
     out
 }
+
+/// The committed weiming report is what `qibase report` makes of the
+/// committed weiming table today, byte for byte (figures and markdown):
+/// a change in the report's text, its numbers or the file sizes it quotes
+/// shows here, and `reports/` is regenerated with it.
+#[test]
+fn committed_weiming_report_is_regenerated_byte_for_byte() {
+    let root = crate::common::root();
+    let out = temp_dir("committed-report");
+    let r = qibase(&[
+        "report",
+        "weiming",
+        "--dir",
+        root.join("tablebases").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let made = files(&out);
+    assert_eq!(made.len(), 4, "the report and its three figures");
+    for (name, bytes) in made {
+        let committed = std::fs::read(root.join("reports").join(&name))
+            .unwrap_or_else(|e| panic!("reports/{name}: {e}"));
+        assert!(
+            bytes == committed,
+            "reports/{name} differs from what `qibase report weiming` writes today; regenerate it"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

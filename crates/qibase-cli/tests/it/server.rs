@@ -13,7 +13,7 @@ use http_body_util::BodyExt;
 use qibase::ai::Difficulty;
 use qibase::game::{Geometry, Notation, Tiers};
 use qibase::games::Weiming;
-use qibase::tablebase::{read_tier_meta, read_tier_values, tier_path, write_tier};
+use qibase::tablebase::{tier_path, write_tier, TierStore};
 use qibase_cli::api::{ApiError, BestmoveJson, MovesJson, QueryJson};
 use qibase_cli::server::state::{GameService, GameSummary};
 use qibase_cli::server::{app, AppState};
@@ -29,7 +29,7 @@ fn committed() -> &'static Path {
     DIR.get_or_init(|| crate::common::root().join("tablebases"))
 }
 
-fn router(dir: &Path) -> Router {
+pub(crate) fn router(dir: &Path) -> Router {
     app(Arc::new(AppState::open(dir).unwrap()))
 }
 
@@ -56,12 +56,17 @@ async fn call(app: &Router, method: Method, uri: &str) -> (StatusCode, Json) {
     (status, j)
 }
 
-async fn get(app: &Router, uri: &str) -> (StatusCode, Json) {
+pub(crate) async fn get(app: &Router, uri: &str) -> (StatusCode, Json) {
     call(app, Method::GET, uri).await
 }
 
 /// An error answer: the status, the code, `{"error", "code"}` only.
-async fn expect_error(app: &Router, uri: &str, status: StatusCode, code: &str) -> String {
+pub(crate) async fn expect_error(
+    app: &Router,
+    uri: &str,
+    status: StatusCode,
+    code: &str,
+) -> String {
     let (s, j) = get(app, uri).await;
     assert_eq!(s, status, "{uri}: {j}");
     assert_eq!(j["code"], code, "{uri}: {j}");
@@ -70,7 +75,7 @@ async fn expect_error(app: &Router, uri: &str, status: StatusCode, code: &str) -
     j["error"].as_str().unwrap().to_string()
 }
 
-fn url_pos(p: &str) -> String {
+pub(crate) fn url_pos(p: &str) -> String {
     p.replace(' ', "_")
 }
 
@@ -391,9 +396,9 @@ async fn damaged_and_foreign_tables_are_500_with_the_path() {
     // A table made under other rules.
     let g = Weiming::new();
     let d = temp_dir("serve-foreign");
-    let src = weiming_file(committed());
-    let mut meta = read_tier_meta(&src, g.id(), g.rules_hash(), 0).unwrap();
-    let values = read_tier_values(&src, g.id(), g.rules_hash(), 0).unwrap();
+    let store = TierStore::new(&g, committed());
+    let mut meta = store.meta(0).unwrap();
+    let values = store.load(0).unwrap();
     meta.rules_hash ^= 1;
     write_tier(&weiming_file(&d), &meta, &values).unwrap();
     let app = router(&d);
@@ -405,6 +410,28 @@ async fn damaged_and_foreign_tables_are_500_with_the_path() {
     )
     .await;
     assert!(e.contains(&weiming_file(&d).display().to_string()), "{e}");
+    let _ = fs::remove_dir_all(&d);
+    // A table of an older format (the committed format 4 fixture).
+    let d = temp_dir("serve-old-format");
+    fs::create_dir_all(weiming_file(&d).parent().unwrap()).unwrap();
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/data/v4/weiming/all.qtb"),
+        weiming_file(&d),
+    )
+    .unwrap();
+    let app = router(&d);
+    let e = expect_error(
+        &app,
+        uri,
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "foreign_tablebase",
+    )
+    .await;
+    assert!(e.contains(&weiming_file(&d).display().to_string()), "{e}");
+    assert!(
+        e.contains("format version 4") && e.contains("qibase solve weiming"),
+        "{e}"
+    );
     let _ = fs::remove_dir_all(&d);
 }
 
@@ -599,4 +626,67 @@ async fn http_get(addr: std::net::SocketAddr, uris: &[String]) -> Vec<(u16, Stri
         out.push((status, String::from_utf8(body.to_vec()).unwrap()));
     }
     out
+}
+
+/// Clients that send half a request line and then nothing are disconnected
+/// once the header time-out passes, while whole requests are answered
+/// meanwhile: served beyond loopback, idle half-open connections must not
+/// use up the server's file descriptors.
+#[test]
+fn half_sent_requests_are_dropped_after_the_header_timeout() {
+    use std::time::{Duration, Instant};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    const HALF_OPEN: usize = 300;
+    let timeout = Duration::from_millis(600);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (listener, addr) = qibase_cli::server::bind("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(qibase_cli::server::serve_with(
+            listener,
+            router(committed()),
+            timeout,
+            async {
+                let _ = stop_rx.await;
+            },
+        ));
+        let t0 = Instant::now();
+        let mut half = Vec::new();
+        for _ in 0..HALF_OPEN {
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            s.write_all(b"GET /api/v1/gam").await.unwrap();
+            half.push(s);
+        }
+        // A whole request is answered while they hang.
+        let answers = http_get(addr, &["/api/v1/games".to_string()]).await;
+        assert_eq!(answers[0].0, 200, "{}", answers[0].1);
+        // Every half-open connection is closed by the server (EOF or reset).
+        for mut s in half {
+            let mut buf = [0u8; 256];
+            let closed = tokio::time::timeout(Duration::from_secs(10), async {
+                loop {
+                    match s.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {}
+                    }
+                }
+            })
+            .await;
+            assert!(closed.is_ok(), "a half-sent request was kept open");
+        }
+        let waited = t0.elapsed();
+        assert!(waited >= timeout, "closed before the time-out: {waited:?}");
+        // The server still answers afterwards, then shuts down cleanly.
+        let answers = http_get(addr, &["/api/v1/games".to_string()]).await;
+        assert_eq!(answers[0].0, 200);
+        stop_tx.send(()).unwrap();
+        server.await.unwrap().unwrap();
+    });
 }

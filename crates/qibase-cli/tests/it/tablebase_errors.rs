@@ -9,11 +9,10 @@ use std::sync::OnceLock;
 
 use qibase::game::{Rules, Tiers};
 use qibase::games::Weiming;
-use qibase::tablebase::checksum::checksum64;
-use qibase::tablebase::header::{parse_layout, Layout, PREAMBLE_LEN};
-use qibase::tablebase::{
-    read_tier_meta, read_tier_values, tier_path, write_tier, Tablebase, TierFile,
-};
+use qibase::tablebase::internals::checksum::checksum64;
+use qibase::tablebase::internals::header::{Layout, PREAMBLE_LEN};
+use qibase::tablebase::internals::parse_layout;
+use qibase::tablebase::{tier_path, write_tier, Tablebase, TierFile, TierStore};
 
 const START: &str = "XXX/S../OOO X -";
 
@@ -240,9 +239,9 @@ fn file_of_another_game() {
     let d = scratch("othergame");
     let g = Weiming::new();
     let file = weiming_file(&d);
-    let mut meta = read_tier_meta(&weiming_file(solved()), g.id(), g.rules_hash(), 0).unwrap();
-    let values =
-        read_tier_values(&weiming_file(solved()), g.id(), g.rules_hash(), meta.tier).unwrap();
+    let store = TierStore::new(&g, solved());
+    let mut meta = store.meta(0).unwrap();
+    let values = store.load(0).unwrap();
     meta.game = "two-cannons".into();
     write_tier(&file, &meta, &values).unwrap();
     assert_cli_fails(&d, &file, "belongs to game 'two-cannons'");
@@ -253,9 +252,9 @@ fn file_of_other_rules() {
     let d = scratch("otherrules");
     let g = Weiming::new();
     let file = weiming_file(&d);
-    let mut meta = read_tier_meta(&weiming_file(solved()), g.id(), g.rules_hash(), 0).unwrap();
-    let values =
-        read_tier_values(&weiming_file(solved()), g.id(), g.rules_hash(), meta.tier).unwrap();
+    let store = TierStore::new(&g, solved());
+    let mut meta = store.meta(0).unwrap();
+    let values = store.load(0).unwrap();
     meta.rules_hash ^= 1;
     write_tier(&file, &meta, &values).unwrap();
     assert_cli_fails(&d, &file, "other rules");
@@ -334,7 +333,7 @@ fn flipped_byte_in_the_header() {
 }
 
 /// Exhaustively (through the library, to keep it fast): every single-bit
-/// flip anywhere in the file is refused by `read_tier_values`; opening
+/// flip anywhere in the file is refused by a whole-tier read; opening
 /// refuses every flip in the header, a probe of the start position every
 /// flip in the header, the index and the start's own block, and it still
 /// answers right after a flip elsewhere.
@@ -358,14 +357,15 @@ fn every_flip_is_refused() {
         let mut b = full.clone();
         b[at] ^= 1 << (at % 8);
         fs::write(&file, &b).unwrap();
-        let r0 = read_tier_values(&file, g.id(), g.rules_hash(), 0);
+        let r0 = TierStore::new(&g, &d).load(0);
         let e = r0.expect_err(&format!("flip at byte {at} accepted"));
-        assert_eq!(e.path, file);
+        assert_eq!(e.path(), file);
         let meta_ok = TierFile::open(&file, g.id(), g.rules_hash(), 0).is_ok();
         // Opening checks the header alone; the index is checked in chunks
         // when a lookup needs it (weiming's index is one chunk).
-        assert_eq!(meta_ok, at >= layout.index_start, "flip at {at}");
-        let in_index = (layout.index_start..layout.data_start).contains(&at);
+        let (index_start, data_start) = (layout.index_start as usize, layout.data_start as usize);
+        assert_eq!(meta_ok, at >= index_start, "flip at {at}");
+        let in_index = (index_start..data_start).contains(&at);
         let tb = Tablebase::open(&g, &d);
         let probe = tb.probe(&start);
         if !meta_ok || in_index || w.contains(&at) || r.contains(&at) {
@@ -384,9 +384,9 @@ fn verify_counts_a_wrong_value() {
     let d = scratch("wrongvalue");
     let g = Weiming::new();
     let file = weiming_file(&d);
-    let meta = read_tier_meta(&weiming_file(solved()), g.id(), g.rules_hash(), 0).unwrap();
-    let mut values =
-        read_tier_values(&weiming_file(solved()), g.id(), g.rules_hash(), meta.tier).unwrap();
+    let store = TierStore::new(&g, solved());
+    let meta = store.meta(0).unwrap();
+    let mut values = store.load(0).unwrap();
     let i = g.rank(0, &g.start()) as usize;
     values[i] = if values[i] == 1 { 5 } else { 1 };
     write_tier(&file, &meta, &values).unwrap();

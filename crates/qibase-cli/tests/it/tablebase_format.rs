@@ -1,8 +1,8 @@
 //! The tier-file format against real solved data: every probe (full value
-//! and WDL, cold, admitted and cached, and preloaded) equals the solver's
-//! value on closed subsets of each game; `qibase convert` turns format 2
-//! and format 3 tables into the current format with the same values; an
-//! old file is refused with a message naming `qibase convert`.
+//! and WDL, cold, admitted and cached, and preloaded) and every whole-tier
+//! read equals the solver's value on closed subsets of each game; a file
+//! of an older format is refused with a version error that says how to
+//! remake it.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,7 +12,7 @@ use qibase::game::{Game, Notation, Rules, TierKey, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
 use qibase::solver::solve_in_memory;
 use qibase::tablebase::{
-    read_tier_values, tier_path, write_tier, Tablebase, TbErrorKind, TierMeta, TierStats,
+    tier_path, write_tier, Tablebase, TbError, TierMeta, TierStats, TierStore, LAST_CONVERT_COMMIT,
 };
 use qibase::value::{Packed, Value};
 
@@ -42,13 +42,7 @@ fn probes_match_solver<G: Game>(g: &G, max_pieces: Option<u32>, name: &str) {
     let tb = Tablebase::open(g, &dir);
     let mut checked = 0u64;
     for (&t, values) in &solved {
-        let back = read_tier_values(
-            &tier_path(&dir, g.id(), &g.tier_name(t)),
-            g.id(),
-            g.rules_hash(),
-            t,
-        )
-        .unwrap();
+        let back = tb.store().load(t).unwrap();
         for (i, &v) in values.iter().enumerate() {
             let p = g.unrank(t, i as u64);
             if g.rank(t, &p) != i as u64 {
@@ -98,38 +92,41 @@ fn weiming_probes_match_the_solver() {
     probes_match_solver(&Weiming::new(), None, "fmt-weiming");
 }
 
-/// A copy of the committed format `version` weiming table
-/// (tests/data/v2, v3, v4: the committed table of that version).
-fn old_copy(version: u32, name: &str) -> std::path::PathBuf {
+/// The committed format 4 weiming table (`tests/it/data/v4`), copied.
+fn format_4_copy(name: &str) -> std::path::PathBuf {
     let dir = temp_dir(name);
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("tests/it/data/v{version}/weiming/all.qtb"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/data/v4/weiming/all.qtb");
     std::fs::create_dir_all(dir.join("weiming")).unwrap();
     std::fs::copy(src, dir.join("weiming/all.qtb")).unwrap();
     dir
 }
 
+/// Only format 5 is read: an older file is a typed version error whose
+/// one line names the file and the format, and says how to remake it
+/// (solve again, or convert with the last qibase that reads it); `query`
+/// prints that line and exits 1.
 #[test]
-fn format_2_is_refused_naming_convert() {
-    old_is_refused_naming_convert(2);
-}
-
-#[test]
-fn format_3_is_refused_naming_convert() {
-    old_is_refused_naming_convert(3);
-}
-
-#[test]
-fn format_4_is_refused_naming_convert() {
-    old_is_refused_naming_convert(4);
-}
-
-fn old_is_refused_naming_convert(version: u32) {
-    let dir = old_copy(version, &format!("fmt-old{version}"));
+fn an_old_format_is_a_version_error_that_says_how_to_remake_it() {
+    let dir = format_4_copy("fmt-old4");
     let g = Weiming::new();
-    let e = Tablebase::open(&g, &dir).probe(&g.start()).unwrap_err();
-    assert_eq!(e.kind(), TbErrorKind::Foreign);
-    assert!(e.to_string().contains("qibase convert weiming"), "{e}");
+    let file = tier_path(&dir, g.id(), "all");
+    for e in [
+        Tablebase::open(&g, &dir).probe(&g.start()).unwrap_err(),
+        TierStore::new(&g, &dir).load(0).unwrap_err(),
+    ] {
+        match &e {
+            TbError::Version {
+                path,
+                found,
+                expected,
+                ..
+            } => {
+                assert_eq!((path, *found, *expected), (&file, 4, 5));
+            }
+            other => panic!("not a version error: {other}"),
+        }
+        assert_eq!(e.code(), "foreign_tablebase");
+    }
     let out = qibase(&[
         "query",
         "weiming",
@@ -140,79 +137,33 @@ fn old_is_refused_naming_convert(version: u32) {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains(&format!("format version {version}"))
-            && err.contains("qibase convert weiming"),
-        "{err}"
-    );
+    for want in [
+        file.display().to_string(),
+        "format version 4".to_string(),
+        "qibase solve weiming".to_string(),
+        "qibase convert weiming".to_string(),
+        LAST_CONVERT_COMMIT.to_string(),
+    ] {
+        assert!(err.contains(&want), "want '{want}' in {err}");
+    }
+    // `convert` is gone.
+    assert_eq!(qibase(&["convert", "weiming"]).status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Unused slots (packed 0 when written) read back as draws.
 #[test]
-fn convert_rewrites_format_2_with_the_same_values() {
-    convert_rewrites_with_the_same_values(2);
-}
-
-#[test]
-fn convert_rewrites_format_3_with_the_same_values() {
-    convert_rewrites_with_the_same_values(3);
-}
-
-#[test]
-fn convert_rewrites_format_4_with_the_same_values() {
-    convert_rewrites_with_the_same_values(4);
-}
-
-fn convert_rewrites_with_the_same_values(version: u32) {
-    let dir = old_copy(version, &format!("fmt-convert{version}"));
-    let out_dir = temp_dir(&format!("fmt-converted{version}"));
+fn unused_slots_read_back_as_draws() {
     let g = Weiming::new();
-    let d = dir.to_str().unwrap();
-    let o = out_dir.to_str().unwrap();
-    let out = qibase(&["convert", "weiming", "--dir", d, "--out", o, "--quiet"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("converted 1 tier file(s)"));
-    let solved = solve_in_memory(&g, None);
-    let file = tier_path(&out_dir, g.id(), &g.tier_name(0));
-    let back = read_tier_values(&file, g.id(), g.rules_hash(), 0).unwrap();
-    for (i, &v) in solved[&0].iter().enumerate() {
-        let p = g.unrank(0, i as u64);
-        if g.rank(0, &p) == i as u64 {
-            assert_eq!(back[i], v, "slot {i}");
-        }
-    }
-    // The converted table verifies; converting again is a no-op; converting
-    // in place works.
-    let out = qibase(&["verify", "weiming", "--dir", o, "--quiet"]);
-    assert!(out.status.success());
-    let out = qibase(&["convert", "weiming", "--dir", o, "--quiet"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("converted 0 tier file(s)"));
-    let out = qibase(&["convert", "weiming", "--dir", d, "--quiet"]);
-    assert!(out.status.success());
-    let back2 =
-        read_tier_values(&tier_path(&dir, g.id(), "all"), g.id(), g.rules_hash(), 0).unwrap();
-    assert_eq!(back, back2);
-    // A damaged old file is refused, naming the file.
-    let bad = old_copy(version, &format!("fmt-convert-bad{version}"));
-    let f = bad.join("weiming/all.qtb");
-    let mut bytes = std::fs::read(&f).unwrap();
-    let n = bytes.len();
-    bytes[n - 10] ^= 1;
-    std::fs::write(&f, bytes).unwrap();
-    let out = qibase(&[
-        "convert",
-        "weiming",
-        "--dir",
-        bad.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("all.qtb") && err.contains("corrupt"), "{err}");
-    for d in [dir, out_dir, bad] {
-        let _ = std::fs::remove_dir_all(d);
-    }
+    let dir = temp_dir("fmt-unused");
+    let t = g.tiers(None)[0];
+    let n = g.tier_size(t);
+    let values: Vec<_> = (0..n).map(|i| if i % 3 == 0 { 0 } else { 5 }).collect();
+    write_all(&g, &dir, &HashMap::from([(t, values)]));
+    let back = TierStore::new(&g, &dir).load(t).unwrap();
+    assert!(back
+        .iter()
+        .enumerate()
+        .all(|(i, &v)| v == if i % 3 == 0 { 1 } else { 5 }));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,36 +1,72 @@
 //! Parallel bit extract and deposit on 32-bit boards.
 //!
-//! With BMI2 (the build uses `target-cpu=native`) these are the single
-//! `pext`/`pdep` instructions; elsewhere a portable loop over the mask bits.
+//! With BMI2 these are the single `pext`/`pdep` instructions, chosen at run
+//! time (see `sys::cpu`); elsewhere a portable loop over the mask bits.
 //! Both versions are always compiled so the tests compare them.
+
+use crate::sys::cpu::has_bmi2;
 
 /// Parallel bit extract: gather the bits of `x` selected by `mask` into the
 /// low bits, in order.
 #[inline(always)]
 pub fn pext(x: u32, mask: u32) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        // SAFETY: the instruction exists, as the target feature says.
-        unsafe { core::arch::x86_64::_pext_u32(x, mask) }
+    #[cfg(target_arch = "x86_64")]
+    if has_bmi2() {
+        // SAFETY: the processor has BMI2, as just checked.
+        return unsafe { bmi2::pext(x, mask) };
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        pext_portable(x, mask)
-    }
+    pext_portable(x, mask)
 }
 
 /// Parallel bit deposit: scatter the low bits of `x` to the positions of
 /// the set bits of `mask`, in order. Inverse of [`pext`] on `mask`.
 #[inline(always)]
 pub fn pdep(x: u32, mask: u32) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
+    #[cfg(target_arch = "x86_64")]
+    if has_bmi2() {
         // SAFETY: as for `pext`.
-        unsafe { core::arch::x86_64::_pdep_u32(x, mask) }
+        return unsafe { bmi2::pdep(x, mask) };
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        pdep_portable(x, mask)
+    pdep_portable(x, mask)
+}
+
+/// The BMI2 instructions, compiled for BMI2 whatever the build's target.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod bmi2 {
+    use core::arch::x86_64::{_pdep_u32, _pdep_u64, _pext_u32};
+
+    /// `pext`.
+    ///
+    /// # Safety
+    ///
+    /// Only on a processor with BMI2.
+    #[inline]
+    #[target_feature(enable = "bmi2")]
+    pub unsafe fn pext(x: u32, mask: u32) -> u32 {
+        _pext_u32(x, mask)
+    }
+
+    /// `pdep`.
+    ///
+    /// # Safety
+    ///
+    /// Only on a processor with BMI2.
+    #[inline]
+    #[target_feature(enable = "bmi2")]
+    pub unsafe fn pdep(x: u32, mask: u32) -> u32 {
+        _pdep_u32(x, mask)
+    }
+
+    /// Position of the `n`-th (from 0) set bit of `w`, which has more than
+    /// `n`.
+    ///
+    /// # Safety
+    ///
+    /// Only on a processor with BMI2.
+    #[inline]
+    #[target_feature(enable = "bmi2")]
+    pub unsafe fn nth_one(w: u64, n: u32) -> u32 {
+        _pdep_u64(1u64 << n, w).trailing_zeros()
     }
 }
 

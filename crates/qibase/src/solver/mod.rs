@@ -4,14 +4,14 @@
 //! un-moves and the rank-list fast paths) and, as its supertrait,
 //! [`Rules`](crate::game::Rules) (the end rules of each position, and the
 //! moves behind the default rank lists); it never parses or prints a
-//! position. [`solve_tier`]
+//! position (only [`solve_game`], which writes files through the
+//! tablebase's store, asks for a whole [`Game`]). [`solve_tier`]
 //! solves one tier in memory; [`solve_game`] runs the tiers of a game in
 //! order, loads each tier's dependencies from disk, writes every finished
 //! tier atomically and skips tiers that are already solved (resumable).
 
 mod access;
 mod check;
-mod memory;
 mod propagate;
 mod tier;
 
@@ -21,16 +21,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressState, ProgressStyle};
-
+pub use crate::sys::memory::peak_rss_bytes;
 pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
-pub use memory::peak_rss_bytes;
 pub use tier::{solve_tier, Lower, Progress, SolvedTier};
 
-use crate::game::{TierKey, Tiers};
-use crate::tablebase::error::err_kind;
-use crate::tablebase::{self, TbError, TbErrorKind, TierMeta, TierStats};
+use crate::game::{Game, TierKey, Tiers};
+use crate::tablebase::{self, TbError, TierMeta, TierStats, TierStore};
 use crate::value::Packed;
 
 /// How to run a solve.
@@ -40,9 +37,42 @@ pub struct SolveOptions {
     pub dir: PathBuf,
     /// Only the closed subset with at most this many pieces a side.
     pub max_pieces: Option<u32>,
-    /// Show progress bars on stderr.
-    pub progress: bool,
 }
+
+/// What a solve tells its caller while it runs. The library prints
+/// nothing: the command line turns these calls into progress bars, a
+/// Python binding into callbacks. Every method has an empty default, and
+/// `()` observes nothing.
+///
+/// Calls come from the solving threads (hence `Sync`); the per-slot ones
+/// ([`initial`](Self::initial), [`level`](Self::level)) come in batches of
+/// thousands of slots, so a cheap atomic counter is fast enough.
+pub trait SolveObserver: Sync {
+    /// Tier `name` (`slots` index slots) starts solving.
+    fn tier_started(&self, name: &str, slots: u64) {
+        let _ = (name, slots);
+    }
+    /// The initial pass decided or counted `slots` more slots.
+    fn initial(&self, slots: u64) {
+        let _ = slots;
+    }
+    /// Propagation reached remoteness `level`; `decided` positions so far.
+    fn level(&self, level: u16, decided: u64) {
+        let _ = (level, decided);
+    }
+    /// The tier is solved in memory (its file is being written).
+    fn tier_solved(&self, report: &TierReport) {
+        let _ = report;
+    }
+    /// The tier's file exists but cannot be used (damaged, other rules),
+    /// so the tier is solved again.
+    fn resolving(&self, name: &str, why: &TbError) {
+        let _ = (name, why);
+    }
+}
+
+/// Observes nothing.
+impl SolveObserver for () {}
 
 /// What happened to one tier.
 #[derive(Clone, Debug)]
@@ -124,19 +154,35 @@ impl PendingWrite {
     }
 }
 
-/// Solve `g` tier by tier into `opts.dir`, skipping finished tiers.
-pub fn solve_game<G: Tiers>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>, TbError> {
+/// Solve `g` tier by tier into `opts.dir`, skipping finished tiers, and
+/// tell `observer` how it goes.
+///
+/// # Errors
+///
+/// A lower tier that cannot be read (missing, damaged, other rules), or a
+/// tier file that cannot be written. Tiers finished before the error are
+/// on disk, and a later call resumes after them.
+///
+/// Bound on [`Game`], not only [`Tiers`]: the tier files go through
+/// [`TierStore`], which asks for a whole game (it uses only the
+/// [`Tiers`] part; the bound can be relaxed there).
+pub fn solve_game<G: Game>(
+    g: &G,
+    opts: &SolveOptions,
+    observer: &dyn SolveObserver,
+) -> Result<Vec<TierReport>, TbError> {
     let mut reports = Vec::new();
     let mut pending = None;
-    let result = solve_tiers(g, opts, &mut reports, &mut pending);
+    let result = solve_tiers(g, opts, observer, &mut reports, &mut pending);
     // Even after an error, let the last write finish (or fail) cleanly.
     let last = pending.map_or(Ok(()), |p| p.finish(&mut reports));
     result.and(last).map(|_| reports)
 }
 
-fn solve_tiers<G: Tiers>(
+fn solve_tiers<G: Game>(
     g: &G,
     opts: &SolveOptions,
+    observer: &dyn SolveObserver,
     reports: &mut Vec<TierReport>,
     pending: &mut Option<PendingWrite>,
 ) -> Result<(), TbError> {
@@ -149,21 +195,20 @@ fn solve_tiers<G: Tiers>(
             .num_threads(rayon::current_num_threads())
             .thread_name(|i| format!("qibase-writer-{i}"))
             .build()
-            .map_err(|e| {
-                err_kind(
-                    TbErrorKind::Io,
-                    &opts.dir,
-                    format!("cannot start writer threads: {e}"),
-                )
+            .map_err(|e| TbError::Io {
+                path: opts.dir.clone(),
+                what: "cannot start writer threads".into(),
+                source: Arc::new(std::io::Error::other(e)),
             })?,
     );
+    let store = TierStore::new(g, &opts.dir);
     for (pos, &t) in tiers.iter().enumerate() {
         let name = g.tier_name(t);
-        let path = tablebase::tier_path(&opts.dir, g.id(), &name);
+        let path = store.path(t);
         let positions = g.tier_size(t);
         let real = g.tier_positions(t);
         if path.exists() {
-            match tablebase::read_tier_meta(&path, g.id(), g.rules_hash(), t) {
+            match store.meta(t) {
                 Ok(meta) => {
                     reports.push(TierReport {
                         tier: t,
@@ -177,7 +222,7 @@ fn solve_tiers<G: Tiers>(
                     });
                     continue;
                 }
-                Err(e) => eprintln!("re-solving tier {name}: {e}"),
+                Err(e) => observer.resolving(&name, &e),
             }
         }
         // Keep only what this and later tiers still need.
@@ -186,9 +231,7 @@ fn solve_tiers<G: Tiers>(
         loaded.retain(|k, _| still_needed.contains(k));
         for d in g.tier_deps(t) {
             if let Entry::Vacant(slot) = loaded.entry(d) {
-                let dpath = tablebase::tier_path(&opts.dir, g.id(), &g.tier_name(d));
-                let values = tablebase::read_tier_values(&dpath, g.id(), g.rules_hash(), d)?;
-                slot.insert(Arc::new(values));
+                slot.insert(Arc::new(store.load(d)?));
             }
         }
         let mut lower = Lower::new();
@@ -196,35 +239,16 @@ fn solve_tiers<G: Tiers>(
             lower.add(d, &loaded[&d]);
         }
 
-        let bar = if opts.progress {
-            let b = ProgressBar::new(positions);
-            b.set_style(
-                ProgressStyle::with_template(
-                    "{prefix:>6} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} slots {rate} eta {eta} {msg}",
-                )
-                .expect("valid progress template")
-                .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = write!(w, "{:.2} M/s", s.per_sec() / 1e6);
-                }),
-            );
-            b.set_prefix(name.clone());
-            b.set_message("initial pass");
-            b
-        } else {
-            ProgressBar::hidden()
-        };
+        observer.tier_started(&name, positions);
         let t0 = Instant::now();
         let solved = solve_tier(g, t, &lower, &|e| match e {
-            Progress::Initial(k) => bar.inc(k),
-            Progress::Level(l, done) => {
-                bar.set_message(format!("level {l}: {done} positions propagated"))
-            }
+            Progress::Initial(k) => observer.initial(k),
+            Progress::Level(l, done) => observer.level(l, done),
         });
         let mut stats = solved.stats;
         stats.seconds = t0.elapsed().as_secs_f64();
         stats.threads = rayon::current_num_threads();
         stats.peak_rss = peak_rss_bytes().unwrap_or(0);
-        bar.finish_and_clear();
         drop(lower);
 
         let meta = TierMeta {
@@ -252,6 +276,7 @@ fn solve_tiers<G: Tiers>(
             write_wait_seconds: 0.0,
             skipped: false,
         });
+        observer.tier_solved(&reports[reports.len() - 1]);
         *pending = Some(PendingWrite::start(
             reports.len() - 1,
             writer_pool.clone(),

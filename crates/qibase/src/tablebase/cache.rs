@@ -29,7 +29,7 @@ use memmap2::{MmapOptions, MmapRaw};
 use crate::value::Packed;
 
 /// Slots of one block in the cache (larger blocks are never cached).
-pub const SLOT_VALUES: usize = super::writer::DEFAULT_BLOCK_SIZE as usize;
+pub const SLOT_VALUES: usize = super::file::writer::DEFAULT_BLOCK_SIZE as usize;
 const SHARDS: usize = 1024;
 
 static GLOBAL: OnceLock<BlockCache> = OnceLock::new();

@@ -1,64 +1,94 @@
-//! Tablebase files: one compressed file per tier, written atomically, read
-//! back whole by the solver (lower tiers) and probed position by position
-//! by `query`, `play` and `report`.
+//! Tablebase files: one compressed file per tier, written atomically,
+//! read back whole by the solver (lower tiers), `verify` and the report,
+//! and probed position by position by `query`, `play`, `engine` and the
+//! server.
 //!
-//! The format (version 5) is documented in `docs/tablebase-format.md`:
-//! a fixed preamble (magic, format version, header length), a postcard
-//! header (game, variant, rules hash, tier, slots, block size, the static
-//! WDL context model, stats) with its checksum, a block index (two 4-byte
-//! offsets and two checksums per block), then the blocks: small, each
-//! decodable on its own, each its WDL stream (rANS, four slots per
-//! symbol) followed by its remoteness stream (Rice codes, one slot found
-//! by counting bits). Format 3 and 4 files are read only to be converted.
+//! The format (version 5, the only one this build reads or writes) is
+//! documented in `docs/tablebase-format.md`: a fixed preamble (magic,
+//! format version, header length), a postcard header (game, variant,
+//! rules hash, tier, slots, block size, the static WDL context model,
+//! stats) with its checksum, a block index (two 4-byte offsets and two
+//! checksums per block), then the blocks: small, each decodable on its
+//! own, each its WDL stream (rANS, four slots per symbol) followed by its
+//! remoteness stream (Rice codes, one slot found by counting bits).
 //!
-//! * [`header`] — layout, header, index;
-//! * [`checksum`] — xxh3 checksums;
-//! * [`rans`] — the static-model entropy coder;
-//! * [`model`] — the per-tier context model and block coding;
-//! * [`rice`] — the remoteness stream of a block (format 5);
-//! * [`writer`] — atomic writing;
-//! * [`reader`] — memory-mapped reading, whole-tier decoding, probes;
-//! * [`cache`] — the block cache shared by all tiers;
-//! * [`v2`] — reading format 2 files for `qibase convert`;
-//! * [`error`] — [`TbError`], one line naming the file.
+//! The public API is flat: [`TierStore`] opens and loads whole tiers,
+//! [`Tablebase`] probes positions, [`TierFile`] is one open file,
+//! [`write_tier`] writes one, [`BlockCache`] is the decoded-block cache
+//! every probe shares, and [`TbError`] says what went wrong and where.
+//! Behind it, two private layers:
+//!
+//! * `file` — the bytes on disk: layout and header, xxh3 checksums,
+//!   atomic writing, positional reads of the header, the index chunks
+//!   and the blocks;
+//! * `codec` — what a block's bytes mean: bit I/O, the rANS coder, the
+//!   Rice codes, the WDL context model, the coding of a block in parts;
+//!
+//! and `cache` (the block cache), `store`, `probe` and `error`. The
+//! feature `internals` exposes the two layers' insides as
+//! [`internals`] for the development tools and tests.
 
-pub mod cache;
-pub mod checksum;
-pub mod error;
-pub mod header;
-pub mod model;
-pub mod rans;
-pub mod reader;
-pub mod rice;
-pub mod v2;
-pub mod writer;
+mod cache;
+mod codec;
+mod error;
+mod file;
+mod probe;
+mod store;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Game, TierKey};
-use crate::value::{Packed, Value, Wdl};
+use crate::game::TierKey;
+use crate::value::Packed;
 
-pub use error::{TbError, TbErrorKind};
-pub use header::FORMAT_VERSION;
-pub use reader::{file_version, read_v2, TierFile};
-pub use writer::{write_tier_with, WriteOptions};
+pub use cache::{budget_bytes, BlockCache};
+pub use error::{TbError, LAST_CONVERT_COMMIT};
+pub use file::header::FORMAT_VERSION;
+pub use file::reader::TierFile;
+pub use file::writer::{write_tier_with, WriteOptions, DEFAULT_BLOCK_SIZE};
+pub use probe::Tablebase;
+pub use store::TierStore;
 
-use error::{err, err_kind};
+/// The insides of the file layer and the codec, for the development tools
+/// (`qibase-dev`) and the damage tests: not a stable API.
+#[cfg(feature = "internals")]
+pub mod internals {
+    pub use super::cache::{Lookup, ADMIT_ON_MISS, SLOT_VALUES};
+    pub use super::codec::{bits, block, model, rans, rice, CodecError, CodecProblem};
+    pub use super::file::{checksum, header, writer};
 
-/// Statistics of one solved tier, stored in its header.
+    /// Parse the layout of a whole tier file held in memory, for any game.
+    ///
+    /// # Errors
+    /// As [`header::Layout::parse`].
+    pub fn parse_layout(
+        path: &std::path::Path,
+        bytes: &[u8],
+    ) -> Result<header::Layout, super::TbError> {
+        header::Layout::parse(path, bytes, bytes.len() as u64, "GAME")
+    }
+}
+
+/// Statistics of one solved tier, stored in its header (the field order
+/// is the header's byte layout).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct TierStats {
+    /// Positions won by the side to move.
     pub wins: u64,
+    /// Positions lost by the side to move.
     pub losses: u64,
+    /// Drawn positions.
     pub draws: u64,
     /// Index slots that hold no position (symmetry reduction).
     pub unused: u64,
+    /// Largest remoteness of a win.
     pub max_win: u16,
+    /// Largest remoteness of a loss.
     pub max_loss: u16,
+    /// Seconds the solve of the tier took.
     pub seconds: f64,
+    /// Threads the solver used.
     pub threads: usize,
     /// Peak resident memory of the solving process when the tier was done
     /// (bytes; 0 if unknown).
@@ -69,20 +99,29 @@ pub struct TierStats {
     /// all of it but the sequential disk write that the header itself
     /// precedes; the solver's report has the whole write.
     pub init_seconds: f64,
+    /// Seconds of the solver's propagation.
     pub propagate_seconds: f64,
+    /// Seconds of encoding the file.
     pub write_seconds: f64,
 }
 
-/// What the header of a tier file says about the tier.
+/// What the header of a tier file says about the tier (the field order
+/// is the header's byte layout).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct TierMeta {
+    /// The game id (a variant's id included).
     pub game: String,
     /// The canonical variant string (for a preset game just its id).
     pub variant: String,
+    /// The game's rules hash (board, material, setup, rule switches).
     pub rules_hash: u64,
+    /// The tier's key.
     pub tier: TierKey,
+    /// The tier's name (also its file name).
     pub tier_name: String,
+    /// Index slots of the tier.
     pub positions: u64,
+    /// What the solver measured.
     pub stats: TierStats,
 }
 
@@ -96,201 +135,18 @@ pub fn tier_path(dir: &Path, game_id: &str, tier_name: &str) -> PathBuf {
 
 /// Write a tier file atomically (temp file, fsync, rename) in the default
 /// encoding. Unused slots (packed 0) are "don't care": they read back as
-/// some other value.
+/// draws.
+///
+/// # Errors
+/// As [`write_tier_with`].
 pub fn write_tier(path: &Path, meta: &TierMeta, values: &[Packed]) -> Result<(), TbError> {
     write_tier_with(path, meta, values, &WriteOptions::default()).map(|_| ())
-}
-
-/// Check a tier file's header, index and length (cheap: no block is read);
-/// a valid header means a finished tier.
-pub fn read_tier_meta(
-    path: &Path,
-    game: &str,
-    rules_hash: u64,
-    tier: TierKey,
-) -> Result<TierMeta, TbError> {
-    Ok(TierFile::open(path, game, rules_hash, tier)?.meta().clone())
-}
-
-/// Read a whole tier's packed values, decoding the blocks in parallel and
-/// checking every checksum. Unused slots come back as arbitrary values.
-pub fn read_tier_values(
-    path: &Path,
-    game: &str,
-    rules_hash: u64,
-    tier: TierKey,
-) -> Result<Vec<Packed>, TbError> {
-    TierFile::open(path, game, rules_hash, tier)?.read_all()
-}
-
-/// The `qibase solve` command that makes tier `t` of `g` in `dir`.
-pub fn solve_command<G: Game>(g: &G, t: TierKey, dir: &Path) -> String {
-    let full = g
-        .tiers(None)
-        .iter()
-        .map(|&t| g.tier_max_pieces(t))
-        .max()
-        .unwrap_or(0);
-    let need = g.tier_max_pieces(t);
-    let mut cmd = format!("qibase solve {}", g.id());
-    if need < full {
-        cmd += &format!(" --max-pieces {need}");
-    }
-    if dir != Path::new("tablebases") {
-        cmd += &format!(" --dir {}", dir.display());
-    }
-    cmd
-}
-
-/// Read access to a game's solved tiers: files opened on demand, blocks
-/// decoded on demand and cached. Safe to share between threads.
-pub struct Tablebase<'g, G: Game> {
-    game: &'g G,
-    dir: PathBuf,
-    /// The open files, by tier key (keys are small integers): a lookup is
-    /// an index and an atomic load, with no lock and no reference count
-    /// touched, so threads probing at once do not contend.
-    files: Vec<OnceLock<Arc<TierFile>>>,
-}
-
-impl<'g, G: Game> Tablebase<'g, G> {
-    /// No file is touched until a probe needs it.
-    pub fn open(game: &'g G, dir: &Path) -> Tablebase<'g, G> {
-        Tablebase {
-            game,
-            dir: dir.to_path_buf(),
-            files: {
-                let keys = game
-                    .tiers(None)
-                    .into_iter()
-                    .max()
-                    .map_or(0, |k| k as usize + 1);
-                (0..keys.min(1 << 16)).map(|_| OnceLock::new()).collect()
-            },
-        }
-    }
-
-    pub fn game(&self) -> &'g G {
-        self.game
-    }
-
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    pub fn path_of(&self, t: TierKey) -> PathBuf {
-        tier_path(&self.dir, self.game.id(), &self.game.tier_name(t))
-    }
-
-    /// The open file of tier `t` (opened and header-checked on first use).
-    pub fn tier_file(&self, t: TierKey) -> Result<Arc<TierFile>, TbError> {
-        self.file(t).cloned()
-    }
-
-    /// The open file of tier `t`, borrowed (the probes' path).
-    #[inline]
-    fn file(&self, t: TierKey) -> Result<&Arc<TierFile>, TbError> {
-        if let Some(f) = self.files.get(t as usize).and_then(OnceLock::get) {
-            return Ok(f);
-        }
-        self.open_file(t)
-    }
-
-    #[cold]
-    fn open_file(&self, t: TierKey) -> Result<&Arc<TierFile>, TbError> {
-        let Some(cell) = self.files.get(t as usize) else {
-            return Err(err_kind(
-                TbErrorKind::NotSolved,
-                &self.path_of(t),
-                format!("tier key {t} is not a tier of {}", self.game.id()),
-            ));
-        };
-        if cell.get().is_none() {
-            // Two threads may both open it; the first one stored wins.
-            let _ = cell.set(Arc::new(self.open_tier(t)?));
-        }
-        Ok(cell.get().expect("set above"))
-    }
-
-    /// Open and check tier `t`'s file.
-    fn open_tier(&self, t: TierKey) -> Result<TierFile, TbError> {
-        let g = self.game;
-        let path = self.path_of(t);
-        if !path.exists() {
-            return Err(err_kind(
-                TbErrorKind::NotSolved,
-                &path,
-                format!(
-                    "tier {} of {} is not solved (no such file; `{}` makes it)",
-                    g.tier_name(t),
-                    g.id(),
-                    solve_command(g, t, &self.dir)
-                ),
-            ));
-        }
-        let f = TierFile::open(&path, g.id(), g.rules_hash(), t)?;
-        if f.meta().positions != g.tier_size(t) {
-            return Err(err_kind(
-                TbErrorKind::Foreign,
-                &path,
-                format!(
-                    "file has {} positions but tier {} has {}: made by another qibase, solve again",
-                    f.meta().positions,
-                    g.tier_name(t),
-                    g.tier_size(t)
-                ),
-            ));
-        }
-        Ok(f)
-    }
-
-    /// Decode every solved tier of the game whole into memory (for a
-    /// server); later probes read RAM. Returns the bytes held. Stops with
-    /// an error if they would exceed `max_bytes`.
-    pub fn preload(&self, max_bytes: u64) -> Result<u64, TbError> {
-        let g = self.game;
-        let mut total = 0u64;
-        for t in g.tiers(None) {
-            if !self.path_of(t).exists() {
-                continue;
-            }
-            let f = self.tier_file(t)?;
-            total += f.meta().positions * 2;
-            if total > max_bytes {
-                return Err(err_kind(
-                    TbErrorKind::Io,
-                    f.path(),
-                    format!("preloading the tables needs more than {max_bytes} bytes of memory"),
-                ));
-            }
-            f.preload()?;
-        }
-        Ok(total)
-    }
-
-    /// Win, draw or loss of `p` (side to move's view), from the WDL section.
-    pub fn probe_wdl(&self, p: &G::Pos) -> Result<Wdl, TbError> {
-        let t = self.game.tier_of(p);
-        self.file(t)?.get_wdl(self.game.rank(t, p))
-    }
-
-    /// The exact value of `p` (side to move's view).
-    pub fn probe(&self, p: &G::Pos) -> Result<Value, TbError> {
-        let t = self.game.tier_of(p);
-        let f = self.file(t)?;
-        let packed = f.get(self.game.rank(t, p))?;
-        Value::unpack(packed).ok_or_else(|| {
-            err(
-                f.path(),
-                "position has no stored value (unused slot: corrupt table)",
-            )
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Value;
 
     fn meta(n: u64) -> TierMeta {
         TierMeta {
@@ -304,9 +160,13 @@ mod tests {
         }
     }
 
+    fn scratch(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("qibase-tbunit-{name}-{}", std::process::id()))
+    }
+
     #[test]
     fn file_round_trip_and_cached_probes() {
-        let dir = std::env::temp_dir().join(format!("qibase-tbunit-{}", std::process::id()));
+        let dir = scratch("round-trip");
         let path = tier_path(&dir, "test", "t7");
         let n = 200_003u64;
         let values: Vec<Packed> = (0..n)
@@ -326,40 +186,84 @@ mod tests {
         ] {
             let len = write_tier_with(&path, &meta(n), &values, &opts).unwrap();
             assert_eq!(len, std::fs::metadata(&path).unwrap().len());
+            let f = TierFile::open(&path, "test", 42, 7).unwrap();
+            assert_eq!(f.file_len(), len);
+            assert_eq!(f.section_bytes().iter().sum::<u64>(), len);
             // Everything comes back, the encoding time recorded on top.
-            let mut read = read_tier_meta(&path, "test", 42, 7).unwrap();
+            let mut read = f.meta().clone();
             assert!(read.stats.write_seconds > 0.0);
             read.stats.write_seconds = 0.0;
             assert_eq!(read, meta(n));
-            let back = read_tier_values(&path, "test", 42, 7).unwrap();
-            let f = TierFile::open(&path, "test", 42, 7).unwrap();
+            let back = f.read_all().unwrap();
             // Blocks larger than a cache slot decode on every probe: sample fewer.
             let step = if opts.block_size > 4096 { 997 } else { 7 };
             for i in (0..n as usize).rev().step_by(step) {
                 if values[i] != 0 {
                     assert_eq!(back[i], values[i]);
-                    // First miss, second miss (admitted), then a hit.
+                    // First miss, second miss, then admitted and a hit.
                     for _ in 0..3 {
                         assert_eq!(f.get(i as u64).unwrap(), values[i]);
                     }
                     let v = Value::unpack(values[i]).unwrap();
                     assert_eq!(f.get_wdl(i as u64).unwrap(), v.wdl());
+                } else {
+                    assert_eq!(back[i], 1, "an unused slot reads back as a draw");
                 }
             }
             assert!(f.get(n).is_err());
-            assert!(read_tier_meta(&path, "other", 42, 7).is_err());
-            assert!(read_tier_meta(&path, "test", 43, 7).is_err());
-            assert!(read_tier_meta(&path, "test", 42, 8).is_err());
+            for (game, hash, tier) in [("other", 42, 7), ("test", 43, 7), ("test", 42, 8)] {
+                let e = TierFile::open(&path, game, hash, tier).err().unwrap();
+                assert!(matches!(e, TbError::Foreign { .. }), "{e}");
+            }
         }
         // Empty tier, wrong length refused, no temp file left behind.
         write_tier(&path, &meta(0), &[]).unwrap();
-        assert!(read_tier_values(&path, "test", 42, 7).unwrap().is_empty());
+        let f = TierFile::open(&path, "test", 42, 7).unwrap();
+        assert!(f.read_all().unwrap().is_empty());
         assert!(write_tier(&path, &meta(5), &[1, 1]).is_err());
         let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(left.len(), 1, "{left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file cut short under an open `TierFile` (as `truncate` would):
+    /// lookups of blocks now past the end, and whole-tier reads, are
+    /// corrupt-file errors naming the file; cached blocks still answer.
+    #[test]
+    fn a_file_truncated_while_open_is_an_error_not_a_crash() {
+        let dir = scratch("truncated");
+        let path = tier_path(&dir, "test", "t7");
+        let n = 300_000u64;
+        let values: Vec<Packed> = (0..n).map(|i| 2 + (i % 97) as Packed).collect();
+        write_tier(&path, &meta(n), &values).unwrap();
+        let f = TierFile::open(&path, "test", 42, 7).unwrap();
+        // The first block's index chunk read, the block cached.
+        for _ in 0..3 {
+            assert_eq!(f.get(0).unwrap(), values[0]);
+        }
+        // Cut in the middle of the WDL section.
+        let [head, index, wdl, _] = f.section_bytes();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(head + index + wdl / 2)
+            .unwrap();
+        assert_eq!(f.get(1).unwrap(), values[1], "a cached block still answers");
+        let last = n - 1;
+        for e in [
+            f.get(last).unwrap_err(),
+            f.get_wdl(last).unwrap_err(),
+            f.read_all().unwrap_err(),
+        ] {
+            assert!(matches!(e, TbError::Corrupt { .. }), "{e}");
+            let s = e.to_string();
+            assert!(s.starts_with(&path.display().to_string()), "{s}");
+            assert!(s.contains("truncated"), "{s}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

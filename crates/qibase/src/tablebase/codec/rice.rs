@@ -1,11 +1,11 @@
-//! Format 5 remoteness stream of one part of a block: Rice codes in
-//! 64-slot segments, laid out so that one slot's remoteness is found
-//! without decoding the others.
+//! The remoteness stream of one part of a block: Rice codes in 64-slot
+//! segments, laid out so that one slot's remoteness is found without
+//! decoding the others.
 //!
-//! Why this and not an entropy coder over a context model (format 4):
-//! measured on the full tables, Rice codes with a base and a parameter per
-//! segment and class cost the same bits as format 4's rANS contexts
-//! (cannon-chess 3.50 against 3.54 bits per used slot, two-cannons 4.23
+//! Why this and not an entropy coder over a context model (as format 4
+//! had): measured on the full tables, Rice codes with a base and a
+//! parameter per segment and class cost the same bits as format 4's rANS
+//! contexts (cannon-chess 3.50 against 3.54 bits per used slot, two-cannons 4.23
 //! against 4.24), and need no decode table at all. Because the unary parts
 //! and the low bits are kept apart, the code of slot `t` of a segment sits
 //! after exactly `t` one-bits of the unary part and at a bit offset of the
@@ -31,7 +31,9 @@
 //! A segment's decisive slots and their classes come from its WDL
 //! symbols, so nothing else is stored: no lengths, no offsets.
 
+use super::bits::{BitReader, BitWriter};
 use super::model::{WDL_DRAW as DRAW, WDL_LOSS as LOSS};
+use super::CodecProblem;
 use crate::value::{Packed, MAX_REMOTENESS};
 
 /// Slots per segment.
@@ -62,150 +64,6 @@ struct Params {
     base: u32,
     k: u32,
     s: u32,
-}
-
-struct BitWriter {
-    out: Vec<u8>,
-    acc: u64,
-    n: u32,
-}
-
-impl BitWriter {
-    fn new() -> BitWriter {
-        BitWriter {
-            out: Vec::new(),
-            acc: 0,
-            n: 0,
-        }
-    }
-
-    /// The low `count` bits of `bits` (`count` ≤ 32).
-    fn put(&mut self, bits: u64, count: u32) {
-        debug_assert!(count <= 32 && (count == 32 || bits >> count == 0));
-        self.acc |= bits << self.n;
-        self.n += count;
-        while self.n >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.n -= 8;
-        }
-    }
-
-    fn finish(mut self) -> Vec<u8> {
-        if self.n > 0 {
-            self.out.push(self.acc as u8);
-        }
-        self.out
-    }
-}
-
-/// A bit cursor over a stream; reading past its end is an error, never a
-/// panic.
-struct BitReader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    end: usize,
-}
-
-impl<'a> BitReader<'a> {
-    fn new(bytes: &'a [u8]) -> BitReader<'a> {
-        BitReader {
-            bytes,
-            pos: 0,
-            end: bytes.len() * 8,
-        }
-    }
-
-    /// 57 or more bits from `pos` on (zeros past the end).
-    #[inline]
-    fn window(&self) -> u64 {
-        let at = self.pos >> 3;
-        let w = match self.bytes.get(at..at + 8) {
-            Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
-            None => {
-                let mut b = [0u8; 8];
-                let tail = self.bytes.get(at..).unwrap_or(&[]);
-                b[..tail.len()].copy_from_slice(tail);
-                u64::from_le_bytes(b)
-            }
-        };
-        w >> (self.pos & 7)
-    }
-
-    #[inline]
-    fn get(&mut self, count: u32) -> Result<u32, &'static str> {
-        if self.pos + count as usize > self.end {
-            return Err("remoteness stream ends early");
-        }
-        let v = (self.window() & ((1u64 << count) - 1)) as u32;
-        self.pos += count as usize;
-        Ok(v)
-    }
-
-    #[inline]
-    fn skip(&mut self, count: usize) -> Result<(), &'static str> {
-        self.pos += count;
-        if self.pos > self.end {
-            return Err("remoteness stream ends early");
-        }
-        Ok(())
-    }
-
-    /// One unary part: zeros up to a one (consumed).
-    #[inline]
-    fn unary(&mut self) -> Result<u32, &'static str> {
-        let q = self.window().trailing_zeros();
-        if q > Q_MAX {
-            return Err("remoteness code too long");
-        }
-        self.skip(q as usize + 1)?;
-        Ok(q)
-    }
-
-    /// Move past the next `n` one-bits.
-    #[inline]
-    fn skip_ones(&mut self, mut n: u32) -> Result<(), &'static str> {
-        while n > 0 {
-            if self.pos >= self.end {
-                return Err("remoteness stream ends early");
-            }
-            let w = self.window() & ((1u64 << 56) - 1);
-            let ones = w.count_ones();
-            if ones < n {
-                n -= ones;
-                self.pos += 56;
-            } else {
-                self.pos += nth_one(w, n - 1) as usize + 1;
-                n = 0;
-            }
-        }
-        if self.pos > self.end {
-            return Err("remoteness stream ends early");
-        }
-        Ok(())
-    }
-}
-
-/// Position of the `n`-th (from 0) set bit of `w`, which has more than `n`.
-#[inline]
-fn nth_one(w: u64, n: u32) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        // SAFETY: the instruction exists, as the target feature says.
-        unsafe { core::arch::x86_64::_pdep_u64(1u64 << n, w) }.trailing_zeros()
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        nth_one_portable(w, n)
-    }
-}
-
-#[allow(dead_code)]
-fn nth_one_portable(mut w: u64, n: u32) -> u32 {
-    for _ in 0..n {
-        w &= w - 1;
-    }
-    w.trailing_zeros()
 }
 
 /// Losses and wins among a segment's WDL symbols.
@@ -302,7 +160,7 @@ pub fn encode(values: &[Packed], wdl: &[u8]) -> Vec<u8> {
 
 /// Read the headers of the classes present (`n` losses and wins).
 #[inline]
-fn headers(r: &mut BitReader, wd: Widths, n: [u32; 2]) -> Result<[Params; 2], &'static str> {
+fn headers(r: &mut BitReader, wd: Widths, n: [u32; 2]) -> Result<[Params; 2], CodecProblem> {
     let mut p = [Params::default(); 2];
     for c in 0..2 {
         if n[c] > 0 {
@@ -315,10 +173,10 @@ fn headers(r: &mut BitReader, wd: Widths, n: [u32; 2]) -> Result<[Params; 2], &'
 }
 
 #[inline]
-fn pack(x: u8, p: Params, d: u32) -> Result<Packed, &'static str> {
+fn pack(x: u8, p: Params, d: u32) -> Result<Packed, CodecProblem> {
     let r = p.base + (d << p.s);
     if r > MAX_REMOTENESS as u32 {
-        return Err("remoteness too large");
+        return Err(CodecProblem::RemotenessTooLarge);
     }
     Ok(2 + 2 * r as Packed + (x != LOSS) as Packed)
 }
@@ -327,10 +185,19 @@ fn pack(x: u8, p: Params, d: u32) -> Result<Packed, &'static str> {
 /// symbols of every slot of whole segments (`out` as long); draws are left
 /// as they are. `complete`: `wdl` is the whole part, so the stream must
 /// end exactly.
-pub fn decode(bytes: &[u8], wdl: &[u8], out: &mut [Packed], complete: bool) -> Result<(), String> {
+///
+/// # Errors
+/// A [`CodecProblem`] if the stream is not one that [`encode`] makes for
+/// these WDL symbols.
+pub fn decode(
+    bytes: &[u8],
+    wdl: &[u8],
+    out: &mut [Packed],
+    complete: bool,
+) -> Result<(), CodecProblem> {
     if bytes.is_empty() {
         if wdl.iter().any(|&x| x != DRAW) {
-            return Err("win or loss in a part without remoteness stream".into());
+            return Err(CodecProblem::MissingRemoteness);
         }
         return Ok(());
     }
@@ -342,7 +209,7 @@ pub fn decode(bytes: &[u8], wdl: &[u8], out: &mut [Packed], complete: bool) -> R
         let p = headers(&mut r, wd, n)?;
         let total = (n[0] + n[1]) as usize;
         for q in &mut qs[..total] {
-            *q = r.unary()?;
+            *q = r.unary(Q_MAX)?;
         }
         let mut t = 0;
         for (o, &x) in os.iter_mut().zip(ws) {
@@ -356,10 +223,10 @@ pub fn decode(bytes: &[u8], wdl: &[u8], out: &mut [Packed], complete: bool) -> R
     }
     if complete {
         if wdl.iter().all(|&x| x == DRAW) {
-            return Err("remoteness stream for a part without wins or losses".into());
+            return Err(CodecProblem::NeedlessRemoteness);
         }
-        if r.pos.div_ceil(8) != bytes.len() || r.window() != 0 {
-            return Err("remoteness stream does not end where its part ends".into());
+        if r.position().div_ceil(8) != bytes.len() || r.window() != 0 {
+            return Err(CodecProblem::StreamLong);
         }
     }
     Ok(())
@@ -368,9 +235,12 @@ pub fn decode(bytes: &[u8], wdl: &[u8], out: &mut [Packed], complete: bool) -> R
 /// The packed value of decisive slot `off`, `wdl` holding the WDL symbols
 /// from the part's start to at least the end of `off`'s segment (or the
 /// part).
-pub fn value_at(bytes: &[u8], wdl: &[u8], off: usize) -> Result<Packed, &'static str> {
+///
+/// # Errors
+/// A [`CodecProblem`] if the stream ends early or holds an impossible code.
+pub fn value_at(bytes: &[u8], wdl: &[u8], off: usize) -> Result<Packed, CodecProblem> {
     if bytes.is_empty() {
-        return Err("win or loss in a part without remoteness stream");
+        return Err(CodecProblem::MissingRemoteness);
     }
     let mut r = BitReader::new(bytes);
     let wd = Widths::of(r.get(1)? == 1);
@@ -402,7 +272,7 @@ pub fn value_at(bytes: &[u8], wdl: &[u8], off: usize) -> Result<Packed, &'static
     let t = before[0] + before[1];
     // The slot's unary part, then past the rest of the segment's.
     r.skip_ones(t)?;
-    let q = r.unary()?;
+    let q = r.unary(Q_MAX)?;
     r.skip_ones(n[0] + n[1] - t - 1)?;
     r.skip(before[0] as usize * p[0].k as usize + before[1] as usize * p[1].k as usize)?;
     let d = q << pc.k | r.get(pc.k)?;
@@ -471,16 +341,6 @@ mod tests {
         assert!(encode(&all_draw, &w).is_empty());
         let mut out = vec![1; 70];
         decode(&[], &w, &mut out, true).unwrap();
-    }
-
-    #[test]
-    fn nth_one_matches_the_portable_loop() {
-        let mut next = rng(3);
-        for _ in 0..10_000 {
-            let w = next() | 1 << 63;
-            let n = (next() % w.count_ones() as u64) as u32;
-            assert_eq!(nth_one(w, n), nth_one_portable(w, n));
-        }
     }
 
     #[test]

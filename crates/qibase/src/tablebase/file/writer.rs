@@ -10,10 +10,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::checksum::checksum32;
-use super::error::{err, err_kind, TbError, TbErrorKind};
 use super::header::{encode_header, encode_index, index_checksums, BlockEntry, Header};
-use super::model::{Coding, Counts, TierModel};
-use super::TierMeta;
+use crate::tablebase::codec::model::Counts;
+use crate::tablebase::codec::TierModel;
+use crate::tablebase::{TbError, TierMeta};
 use crate::value::Packed;
 
 /// How to encode a tier (the defaults are what `write_tier` uses).
@@ -36,44 +36,50 @@ impl Default for WriteOptions {
 
 /// The encoded file, in memory.
 pub struct Encoded {
+    /// The header as written.
     pub header: Header,
+    /// Preamble, header body and header checksum.
     pub head: Vec<u8>,
+    /// The block index.
     pub index: Vec<u8>,
+    /// Each block's WDL stream.
     pub wdl: Vec<Vec<u8>>,
+    /// Each block's remoteness stream.
     pub rem: Vec<Vec<u8>>,
 }
 
 impl Encoded {
-    pub fn len(&self) -> u64 {
+    /// The file's length.
+    pub fn file_len(&self) -> u64 {
         (self.head.len() + self.index.len()) as u64 + self.header.wdl_len + self.header.rem_len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        false
     }
 }
 
-/// Encode a tier (parallel over blocks). Fails only if a section would
-/// exceed the 4 GiB that 4-byte offsets address.
+/// A section longer than its 4-byte offsets address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SectionTooLarge;
+
+/// Encode a tier (parallel over blocks).
+///
+/// # Errors
+/// [`SectionTooLarge`] if a section would exceed the 4 GiB that 4-byte
+/// offsets address.
 pub fn encode_tier(
     meta: &TierMeta,
     values: &[Packed],
     opts: &WriteOptions,
-) -> Result<Encoded, String> {
+) -> Result<Encoded, SectionTooLarge> {
     let t0 = Instant::now();
     let bs = opts.block_size.max(1) as usize;
     let counts = values
         .par_chunks(bs)
-        .fold(
-            || Counts::new(Coding::V5),
-            |mut c, b| {
-                c.add_block(b);
-                c
-            },
-        )
-        .reduce(|| Counts::new(Coding::V5), Counts::merge);
+        .fold(Counts::new, |mut c, b| {
+            c.add_block(b);
+            c
+        })
+        .reduce(Counts::new, Counts::merge);
     let spec = counts.spec();
-    let model = TierModel::new(&spec, Coding::V5).expect("a counted model is valid");
+    let model = TierModel::new(&spec).expect("a counted model is valid");
     let (wdl, rem): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
         values.par_chunks(bs).map(|b| model.encode(b)).unzip();
     let sums: Vec<(u32, u32)> = wdl
@@ -85,7 +91,7 @@ pub fn encode_tier(
     let (mut wo, mut ro) = (0u64, 0u64);
     for ((w, r), (ws, rs)) in wdl.iter().zip(&rem).zip(sums) {
         if wo > u32::MAX as u64 || ro > u32::MAX as u64 {
-            return Err("a section of the tier is larger than 4 GiB".into());
+            return Err(SectionTooLarge);
         }
         entries.push(BlockEntry {
             wdl_offset: wo as u32,
@@ -97,7 +103,7 @@ pub fn encode_tier(
         ro += r.len() as u64;
     }
     if wo > u32::MAX as u64 || ro > u32::MAX as u64 {
-        return Err("a section of the tier is larger than 4 GiB".into());
+        return Err(SectionTooLarge);
     }
     let index = encode_index(&entries);
     let mut meta = meta.clone();
@@ -120,7 +126,13 @@ pub fn encode_tier(
     })
 }
 
-/// Write a tier file atomically with explicit options; returns the file size.
+/// Write a tier file atomically with explicit options; returns the file
+/// size.
+///
+/// # Errors
+/// [`TbError::Io`] if the file cannot be written (and then no file and no
+/// temporary file is left), if `values` is not one value per slot of
+/// `meta`'s tier, or if a section would exceed 4 GiB.
 pub fn write_tier_with(
     path: &Path,
     meta: &TierMeta,
@@ -128,31 +140,42 @@ pub fn write_tier_with(
     opts: &WriteOptions,
 ) -> Result<u64, TbError> {
     if values.len() as u64 != meta.positions {
-        return Err(err(
+        return Err(TbError::io(
             path,
-            format!(
-                "refusing to write {} values for a tier of {} positions",
-                values.len(),
-                meta.positions
+            "cannot write tier file",
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{} values for a tier of {} positions",
+                    values.len(),
+                    meta.positions
+                ),
             ),
         ));
     }
-    let enc = encode_tier(meta, values, opts).map_err(|e| err_kind(TbErrorKind::Io, path, e))?;
+    let enc = encode_tier(meta, values, opts).map_err(|SectionTooLarge| {
+        TbError::io(
+            path,
+            "cannot write tier file",
+            std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                "a section of the tier is larger than 4 GiB",
+            ),
+        )
+    })?;
     write_encoded(path, &enc)?;
-    Ok(enc.len())
+    Ok(enc.file_len())
 }
 
 /// Write an encoded tier atomically: temp file, fsync, rename, fsync dir.
+///
+/// # Errors
+/// [`TbError::Io`] if the directory or the file cannot be written.
 pub fn write_encoded(path: &Path, enc: &Encoded) -> Result<(), TbError> {
     if let Some(parent) = path.parent() {
         if !parent.as_os_str().is_empty() {
-            fs::create_dir_all(parent).map_err(|e| {
-                err_kind(
-                    TbErrorKind::Io,
-                    parent,
-                    format!("cannot create directory: {e}"),
-                )
-            })?;
+            fs::create_dir_all(parent)
+                .map_err(|e| TbError::io(parent, "cannot create directory", e))?;
         }
     }
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
@@ -185,10 +208,6 @@ pub fn write_encoded(path: &Path, enc: &Encoded) -> Result<(), TbError> {
     };
     write().map_err(|e| {
         let _ = fs::remove_file(&tmp);
-        err_kind(
-            TbErrorKind::Io,
-            path,
-            format!("cannot write tier file: {e}"),
-        )
+        TbError::io(path, "cannot write tier file", e)
     })
 }

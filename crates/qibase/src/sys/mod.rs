@@ -1,0 +1,14 @@
+//! Everything that depends on the operating system or the processor, in one
+//! place: huge pages, software prefetch, the process's peak memory, and
+//! run-time detection of the bit-manipulation instructions. The rest of
+//! the library is portable Rust.
+//!
+//! * [`hugemem`] — large zeroed arrays on transparent huge pages;
+//! * [`prefetch`] — software prefetch of cache lines;
+//! * [`memory`] — peak resident memory from `/proc`;
+//! * [`cpu`] — BMI2 detected once at run time.
+
+pub mod cpu;
+pub mod hugemem;
+pub mod memory;
+pub mod prefetch;

@@ -1,0 +1,420 @@
+//! One block's coding: the block is cut in [`PART`]-slot parts, and each
+//! of its two streams is a small table of part ends followed by the
+//! parts' streams. A part's WDL symbols are quads on two rANS lanes
+//! ([`super::model`]), or one byte when every slot of the part has the
+//! same symbol; its remoteness is Rice-coded ([`super::rice`]).
+//!
+//! Why parts: a lookup decodes only its own part, so the chain of WDL
+//! symbols it waits on is half that of a 512-slot block (on the full
+//! cannon-chess table, 256-slot blocks made cold full-value lookups 1.35×
+//! faster, but their index entries and stream states cost 0.37 more bits
+//! per used slot; the part tables and restarts cost 0.075).
+//!
+//! An unused slot (packed 0) is a don't-care: it is coded as a draw, which
+//! costs no remoteness bits, and reads back as one.
+
+use super::model::{constant, quad_steps, wdl_of, TierModel, QUAD, WDL_DRAW, WDL_WIN};
+use super::rans::{Decoder, Encoder};
+use super::{rice, CodecError, CodecProblem};
+use crate::value::Packed;
+
+/// Slots per part.
+pub const PART: usize = 256;
+
+/// The streams of `parts` joined behind a table of their ends (u16 LE,
+/// relative to the first byte after the table; the last part ends at the
+/// stream's end).
+fn join(parts: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(2 * parts.len() + parts.iter().map(Vec::len).sum::<usize>());
+    let mut end = 0usize;
+    for p in &parts[..parts.len().saturating_sub(1)] {
+        end += p.len();
+        let e = u16::try_from(end).expect("a part's streams fit 16-bit offsets");
+        out.extend_from_slice(&e.to_le_bytes());
+    }
+    for p in parts {
+        out.extend_from_slice(p);
+    }
+    out
+}
+
+/// A block's stream cut in parts behind the table of their ends.
+struct Parts<'a> {
+    data: &'a [u8],
+    /// End of each part but the last, relative to `data` (u16 LE).
+    ends: &'a [u8],
+}
+
+impl<'a> Parts<'a> {
+    /// Parse the table of `count` parts (`bytes` not empty).
+    fn parse(bytes: &'a [u8], count: usize) -> Result<Parts<'a>, CodecProblem> {
+        let table = 2 * (count - 1);
+        if bytes.len() < table {
+            return Err(CodecProblem::PartTable);
+        }
+        let (ends, data) = bytes.split_at(table);
+        let parts = Parts { data, ends };
+        let mut last = 0;
+        for k in 0..count {
+            let e = parts.end(k);
+            if e < last || e > data.len() {
+                return Err(CodecProblem::PartTable);
+            }
+            last = e;
+        }
+        Ok(parts)
+    }
+
+    fn end(&self, k: usize) -> usize {
+        match self.ends.get(2 * k..2 * k + 2) {
+            Some(b) => u16::from_le_bytes([b[0], b[1]]) as usize,
+            None => self.data.len(),
+        }
+    }
+
+    /// Part `k`'s stream.
+    fn get(&self, k: usize) -> &'a [u8] {
+        let start = if k == 0 { 0 } else { self.end(k - 1) };
+        &self.data[start..self.end(k)]
+    }
+}
+
+/// Slots in part `k` of a block of `len` slots.
+#[inline]
+fn part_len(len: usize, k: usize) -> usize {
+    PART.min(len - k * PART)
+}
+
+impl TierModel {
+    /// Encode one block into its WDL stream and its remoteness stream
+    /// (empty if the block has no win or loss).
+    pub fn encode(&self, block: &[Packed]) -> (Vec<u8>, Vec<u8>) {
+        if block.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        let filled: Vec<Packed> = block.iter().map(|&v| v.max(1)).collect();
+        let w: Vec<u8> = filled.iter().map(|&v| wdl_of(v)).collect();
+        let mut wdl = Vec::new();
+        let mut rem = Vec::new();
+        for (vals, ws) in filled.chunks(PART).zip(w.chunks(PART)) {
+            wdl.push(self.encode_quads(ws));
+            rem.push(rice::encode(vals, ws));
+        }
+        let rem = if rem.iter().all(Vec::is_empty) {
+            Vec::new()
+        } else {
+            join(&rem)
+        };
+        (join(&wdl), rem)
+    }
+
+    /// One part's WDL symbols as quads on two lanes, or as the one byte
+    /// of a constant part.
+    fn encode_quads(&self, ws: &[u8]) -> Vec<u8> {
+        if let Some(x) = constant(ws) {
+            return vec![x];
+        }
+        let mut steps = Vec::with_capacity(ws.len().div_ceil(QUAD));
+        quad_steps(ws, |c, s| steps.push((c, s)));
+        let mut e = Encoder::new();
+        for (q, &(c, s)) in steps.iter().enumerate().rev() {
+            e.put_lane(q % 2, self.context(c), s);
+        }
+        e.finish_two()
+    }
+
+    /// Decode the first `out.len()` WDL symbols of a part of `len` slots;
+    /// a complete decode also checks the stream's end.
+    fn decode_part_wdl(
+        &self,
+        bytes: &[u8],
+        len: usize,
+        out: &mut [u8],
+    ) -> Result<(), CodecProblem> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        if let [x] = *bytes {
+            if x > WDL_WIN {
+                return Err(CodecProblem::ConstantSymbol);
+            }
+            out.fill(x);
+            return Ok(());
+        }
+        let mut d = Decoder::new_two(bytes)?;
+        self.decode_quads(&mut d, out);
+        d.check()?;
+        if out.len() == len {
+            d.finish()?;
+        }
+        Ok(())
+    }
+
+    /// The WDL symbols of the first `out.len()` slots of a block of `len`
+    /// slots (draw 0, loss 1, win 2); decoding every slot also checks
+    /// the stream's end.
+    ///
+    /// # Errors
+    /// A [`CodecError`] if the stream is not one [`TierModel::encode`]
+    /// makes.
+    #[cfg(any(test, feature = "internals"))]
+    pub fn decode_wdl(&self, wdl: &[u8], len: usize, out: &mut [u8]) -> Result<(), CodecError> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let parts = Parts::parse(wdl, len.div_ceil(PART))?;
+        for (k, o) in out.chunks_mut(PART).enumerate() {
+            self.decode_part_wdl(parts.get(k), part_len(len, k), o)
+                .map_err(|e| CodecError::from(e).in_part(k))?;
+        }
+        Ok(())
+    }
+
+    /// The WDL symbol of slot `off` of a block of `len` slots: its part
+    /// only.
+    ///
+    /// # Errors
+    /// A [`CodecError`] if the slot's part does not decode.
+    pub fn wdl_at(&self, wdl: &[u8], len: usize, off: usize) -> Result<u8, CodecError> {
+        let parts = Parts::parse(wdl, len.div_ceil(PART))?;
+        let k = off / PART;
+        let lo = k * PART;
+        let mut w = [0u8; PART];
+        self.decode_part_wdl(parts.get(k), part_len(len, k), &mut w[..=off - lo])
+            .map_err(|e| CodecError::from(e).in_part(k))?;
+        Ok(w[off - lo])
+    }
+
+    /// The packed value of slot `off` of a block of `len` slots: the WDL
+    /// symbols of its part up to the end of its Rice segment, then its
+    /// Rice code.
+    ///
+    /// # Errors
+    /// A [`CodecError`] if the slot's part does not decode.
+    pub fn value_at(
+        &self,
+        wdl: &[u8],
+        rem: &[u8],
+        len: usize,
+        off: usize,
+    ) -> Result<Packed, CodecError> {
+        let count = len.div_ceil(PART);
+        let parts = Parts::parse(wdl, count)?;
+        let k = off / PART;
+        let lo = k * PART;
+        let plen = part_len(len, k);
+        let end = (((off - lo) / rice::SEGMENT + 1) * rice::SEGMENT).min(plen);
+        let mut w = [0u8; PART];
+        let in_part = |e: CodecProblem| CodecError::from(e).in_part(k);
+        self.decode_part_wdl(parts.get(k), plen, &mut w[..end])
+            .map_err(in_part)?;
+        if w[off - lo] == WDL_DRAW {
+            return Ok(1);
+        }
+        if rem.is_empty() {
+            return Err(CodecProblem::MissingRemoteness.into());
+        }
+        let rparts = Parts::parse(rem, count)?;
+        rice::value_at(rparts.get(k), &w[..end], off - lo).map_err(in_part)
+    }
+
+    /// Decode the packed values of the first `out.len()` slots of a block
+    /// of `len` slots; decoding every slot checks every stream's end.
+    ///
+    /// # Errors
+    /// A [`CodecError`] if the streams are not ones [`TierModel::encode`]
+    /// makes.
+    pub fn decode_values(
+        &self,
+        wdl: &[u8],
+        rem: &[u8],
+        len: usize,
+        out: &mut [Packed],
+    ) -> Result<(), CodecError> {
+        let n = out.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let count = len.div_ceil(PART);
+        let parts = Parts::parse(wdl, count)?;
+        let rparts = if rem.is_empty() {
+            None
+        } else {
+            Some(Parts::parse(rem, count)?)
+        };
+        let complete = n == len;
+        let mut any_decisive = false;
+        let mut w = [0u8; PART];
+        let mut v = [0 as Packed; PART];
+        for (k, o) in out.chunks_mut(PART).enumerate() {
+            let in_part = |e: CodecProblem| CodecError::from(e).in_part(k);
+            let plen = part_len(len, k);
+            // Whole Rice segments: their codes are found by their classes.
+            let end = (o.len().div_ceil(rice::SEGMENT) * rice::SEGMENT).min(plen);
+            self.decode_part_wdl(parts.get(k), plen, &mut w[..end])
+                .map_err(in_part)?;
+            for (x, &s) in v.iter_mut().zip(&w[..end]) {
+                *x = (s == WDL_DRAW) as Packed;
+            }
+            let decisive = w[..end].iter().any(|&s| s != WDL_DRAW);
+            any_decisive |= decisive;
+            match &rparts {
+                Some(r) => {
+                    rice::decode(r.get(k), &w[..end], &mut v[..end], complete).map_err(in_part)?
+                }
+                None if decisive => return Err(in_part(CodecProblem::MissingRemoteness)),
+                None => {}
+            }
+            o.copy_from_slice(&v[..o.len()]);
+        }
+        if complete && rparts.is_some() && !any_decisive {
+            return Err(CodecProblem::NeedlessRemoteness.into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::Counts;
+    use super::*;
+
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut s = seed | 1;
+        move || {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+    }
+
+    fn model_of(values: &[Packed], bs: usize) -> TierModel {
+        let mut counts = Counts::new();
+        for b in values.chunks(bs) {
+            counts.add_block(b);
+        }
+        TierModel::new(&counts.spec()).unwrap()
+    }
+
+    /// Every block of `values` round-trips whole, in part and slot by slot.
+    fn check(values: &[Packed], bs: usize) {
+        let m = model_of(values, bs);
+        for b in values.chunks(bs) {
+            let (w, r) = m.encode(b);
+            let mut full = vec![0; b.len()];
+            m.decode_values(&w, &r, b.len(), &mut full).unwrap();
+            let mut wdl = vec![9; b.len()];
+            m.decode_wdl(&w, b.len(), &mut wdl).unwrap();
+            for i in 0..b.len() {
+                if b[i] != 0 {
+                    assert_eq!(full[i], b[i], "slot {i}");
+                } else {
+                    assert_eq!(full[i], 1, "an unused slot reads as a draw");
+                }
+                assert_eq!(wdl_of(full[i]), wdl[i]);
+            }
+            // Stopping early gives the same prefix.
+            let k = b.len() / 2;
+            let mut part = vec![0; k];
+            m.decode_values(&w, &r, b.len(), &mut part).unwrap();
+            assert_eq!(part[..], full[..k]);
+            // Single slots, from their own part.
+            for i in (0..b.len()).step_by(1 + b.len() / 97) {
+                assert_eq!(m.value_at(&w, &r, b.len(), i).unwrap(), full[i], "slot {i}");
+                assert_eq!(m.wdl_at(&w, b.len(), i).unwrap(), wdl[i], "slot {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn random_values_round_trip() {
+        let mut r = rng(3);
+        let v: Vec<Packed> = (0..40_000)
+            .map(|_| match r() % 10 {
+                0 => 0,
+                1 => 1,
+                _ => 2 + (r() % 2000) as Packed,
+            })
+            .collect();
+        for bs in [1, 7, 256, 4096] {
+            check(&v, bs);
+        }
+        // Remoteness up to the largest value.
+        let big = [
+            crate::value::Value::Win(crate::value::MAX_REMOTENESS).pack(),
+            crate::value::Value::Loss(300).pack(),
+            1,
+            0,
+            5,
+        ];
+        check(&big, 3);
+        check(&[], 4);
+        check(&[0, 0, 0], 4);
+        check(&[1, 1, 0, 1], 4);
+    }
+
+    #[test]
+    fn skewed_values_round_trip() {
+        let mut r = rng(5);
+        let mut v = Vec::new();
+        let mut cur: Packed = 1;
+        for _ in 0..100_000 {
+            if r().is_multiple_of(50) {
+                cur = 1 + (r() % 60) as Packed;
+            }
+            v.push(if r().is_multiple_of(7) { 0 } else { cur });
+        }
+        check(&v, 512);
+    }
+
+    #[test]
+    fn constant_parts_round_trip_and_refuse_a_bad_symbol() {
+        // Whole parts of one WDL symbol (wins of two remoteness, draws,
+        // unused slots that become draws), beside mixed ones.
+        let mut v: Vec<Packed> = (0..256).map(|i| if i % 2 == 0 { 5 } else { 7 }).collect();
+        v.extend([1; 256]);
+        v.extend([0; 300]);
+        v.extend((0..300).map(|i| 2 + (i % 5) as Packed));
+        v.extend([4; 700]);
+        check(&v, 512);
+        let m = TierModel::new(&Counts::new().spec()).unwrap();
+        let (w, r) = m.encode(&[9; 512]);
+        assert_eq!(
+            w.len(),
+            2 + 2,
+            "two constant parts: a table and a byte each"
+        );
+        let mut out = vec![0; 512];
+        m.decode_values(&w, &r, 512, &mut out).unwrap();
+        assert_eq!(out, vec![9; 512]);
+        let mut bad = w.clone();
+        bad[2] = 3;
+        let e = m.decode_values(&bad, &r, 512, &mut out).unwrap_err();
+        assert_eq!((e.problem, e.part), (CodecProblem::ConstantSymbol, Some(0)));
+        assert!(m.value_at(&bad, &r, 512, 3).is_err());
+        assert!(m.wdl_at(&bad, 512, 3).is_err());
+    }
+
+    #[test]
+    fn damaged_block_streams_are_errors() {
+        let v: Vec<Packed> = (0..300).map(|i| 2 + (i % 13) as Packed).collect();
+        let m = model_of(&v, 512);
+        let (w, r) = m.encode(&v);
+        let mut out = vec![0; v.len()];
+        assert!(m
+            .decode_values(&w, &r[..r.len() - 1], v.len(), &mut out)
+            .is_err());
+        assert!(m.decode_values(&w, &[], v.len(), &mut out).is_err());
+        assert!(m.decode_values(&w[..2], &r, v.len(), &mut out).is_err());
+        let mut longer = r.clone();
+        longer.push(7);
+        assert!(m.decode_values(&w, &longer, v.len(), &mut out).is_err());
+        // A remoteness stream for a block of draws.
+        let draws = [1 as Packed; 300];
+        let (dw, dr) = m.encode(&draws);
+        assert!(dr.is_empty());
+        let e = m.decode_values(&dw, &r, 300, &mut out).unwrap_err();
+        assert_eq!(e.problem, CodecProblem::NeedlessRemoteness);
+    }
+}

@@ -1,0 +1,552 @@
+//! Reading tier files with positional reads: [`TierFile`] reads and
+//! checks the header when it opens a file, each chunk of the block index
+//! the first time a lookup needs it (kept in memory), and exactly the
+//! bytes of each block it decodes.
+//!
+//! Why positional reads and not a memory map (as before): a mapped file
+//! that shrinks under the process (truncated, or rewritten in place by
+//! something other than qibase) makes the next access to a vanished page
+//! a SIGBUS, which kills the whole process, a server with all its
+//! clients. A read past the end is an ordinary error: the lookup fails
+//! with a corrupt-file error naming the file, and everything else goes
+//! on. Files that are replaced the qibase way (write, rename) do not
+//! change under an open file either way.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
+
+use super::checksum::{checksum32, checksum64};
+use super::header::{decode_index, head_len, stream_ranges, BlockEntry, Layout, PREAMBLE_LEN};
+use crate::game::TierKey;
+use crate::prefetch::prefetch;
+use crate::tablebase::cache::{BlockCache, Lookup};
+use crate::tablebase::codec::{CodecError, TierModel};
+use crate::tablebase::{TbError, TierMeta};
+use crate::value::{Packed, Wdl};
+
+use super::header::INDEX_CHUNK;
+
+/// Cache keys of different open files never collide.
+static NEXT_FILE_ID: AtomicU32 = AtomicU32::new(1);
+
+/// Blocks decoded together by a whole-tier read: their streams are two
+/// reads (one per section), and the batches are decoded in parallel.
+const READ_ALL_BATCH: usize = 64;
+
+/// An open, header-checked tier file.
+pub struct TierFile {
+    path: PathBuf,
+    file: File,
+    /// The file's length when it was opened (the header's total).
+    len: u64,
+    layout: Layout,
+    model: TierModel,
+    id: u64,
+    /// The whole tier decoded, after [`TierFile::preload`].
+    preloaded: OnceLock<Vec<Packed>>,
+    /// Each index chunk, once read and its checksum checked.
+    index: Box<[OnceLock<Box<[BlockEntry]>>]>,
+}
+
+/// The two streams of one block, as file ranges.
+struct Streams {
+    wdl: std::ops::Range<u64>,
+    rem: std::ops::Range<u64>,
+    entry: BlockEntry,
+}
+
+thread_local! {
+    /// Each thread's buffer for the streams of the block it decodes: a
+    /// lookup allocates nothing.
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Run `f` on a buffer of at least `n` bytes (this thread's, unless it is
+/// in use further up the stack).
+fn with_buffer<T>(n: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
+    BUFFER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            if buf.len() < n {
+                buf.resize(n, 0);
+            }
+            f(&mut buf[..n])
+        }
+        Err(_) => f(&mut vec![0; n]),
+    })
+}
+
+impl TierFile {
+    /// Open `path` and check its header and length (not its index and its
+    /// blocks: each index chunk's checksum is checked when first needed,
+    /// each block's checksums whenever it is decoded), and that it holds
+    /// tier `tier` of `game` under the rules with hash `rules_hash`.
+    ///
+    /// # Errors
+    /// [`TbError::Io`] if the file cannot be opened or read (a missing
+    /// file too: [`TierStore`](crate::tablebase::TierStore) reports that as
+    /// not solved), [`TbError::Version`] for another format version,
+    /// [`TbError::Corrupt`] for a damaged header or a wrong length,
+    /// [`TbError::Foreign`] for a file of another game, rules or tier.
+    pub fn open(
+        path: &Path,
+        game: &str,
+        rules_hash: u64,
+        tier: TierKey,
+    ) -> Result<TierFile, TbError> {
+        let file = File::open(path).map_err(|e| TbError::io(path, "cannot open tier file", e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| TbError::io(path, "cannot read tier file", e))?
+            .len();
+        let read_head = |n: usize| -> Result<Vec<u8>, TbError> {
+            let mut buf = vec![0; (n as u64).min(len) as usize];
+            file.read_exact_at(&mut buf, 0)
+                .map_err(|e| TbError::io(path, "cannot read tier file", e))?;
+            Ok(buf)
+        };
+        let start = read_head(PREAMBLE_LEN)?;
+        let hlen = super::header::parse_preamble(path, &start, game)?;
+        let layout = Layout::parse(path, &read_head(head_len(hlen))?, len, game)?;
+        let m = &layout.header.meta;
+        if m.game != game {
+            return Err(TbError::foreign(
+                path,
+                format!("file belongs to game '{}', not '{game}'", m.game),
+            ));
+        }
+        if m.rules_hash != rules_hash {
+            return Err(TbError::foreign(
+                path,
+                format!(
+                    "file was made for other rules of {game} (rules hash {:016x}, \
+                     this qibase has {rules_hash:016x}): solve again",
+                    m.rules_hash
+                ),
+            ));
+        }
+        if m.tier != tier {
+            return Err(TbError::foreign(
+                path,
+                format!(
+                    "file holds tier {} (key {}), not the tier with key {tier}",
+                    m.tier_name, m.tier
+                ),
+            ));
+        }
+        let model = TierModel::new(&layout.header.model).map_err(|e| {
+            TbError::corrupt(
+                path,
+                format!("corrupt header (bad model: {})", CodecError::from(e)),
+            )
+        })?;
+        let chunks = layout.header.index_checksums.len();
+        Ok(TierFile {
+            path: path.to_path_buf(),
+            file,
+            len,
+            layout,
+            model,
+            id: NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed) as u64,
+            preloaded: OnceLock::new(),
+            index: (0..chunks).map(|_| OnceLock::new()).collect(),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What the header says about the tier.
+    pub fn meta(&self) -> &TierMeta {
+        &self.layout.header.meta
+    }
+
+    /// Size of the file in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.len
+    }
+
+    /// Slots per block.
+    pub fn block_size(&self) -> u32 {
+        self.layout.header.block_size
+    }
+
+    /// Number of blocks.
+    pub fn blocks(&self) -> usize {
+        self.layout.blocks()
+    }
+
+    /// Bytes of the file's parts: header (preamble, body, checksum),
+    /// block index, WDL section, remoteness section.
+    pub fn section_bytes(&self) -> [u64; 4] {
+        let (head, index) = self.layout.overhead();
+        let h = &self.layout.header;
+        [head, index, h.wdl_len, h.rem_len]
+    }
+
+    /// The decoded header.
+    #[cfg(feature = "internals")]
+    pub fn header(&self) -> &super::header::Header {
+        &self.layout.header
+    }
+
+    /// Where everything is in the file.
+    #[cfg(feature = "internals")]
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Read `buf.len()` bytes at `offset` of the file: `what` names them
+    /// in an error.
+    fn read_at(
+        &self,
+        buf: &mut [u8],
+        offset: u64,
+        what: impl FnOnce() -> String,
+    ) -> Result<(), TbError> {
+        self.file.read_exact_at(buf, offset).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                let now = self
+                    .file
+                    .metadata()
+                    .map_or_else(|_| "fewer".to_string(), |m| m.len().to_string());
+                TbError::corrupt(
+                    &self.path,
+                    format!(
+                        "truncated file ({} at bytes {offset}..{} is past its end: {now} bytes \
+                         now, {} when it was opened)",
+                        what(),
+                        offset + buf.len() as u64,
+                        self.len
+                    ),
+                )
+            } else {
+                TbError::io(&self.path, format!("cannot read {}", what()), e)
+            }
+        })
+    }
+
+    /// Index chunk `c`, read and checked on first use.
+    fn index_chunk(&self, c: usize) -> Result<&[BlockEntry], TbError> {
+        let cell = &self.index[c];
+        if let Some(entries) = cell.get() {
+            return Ok(entries);
+        }
+        self.load_index_chunk(c)
+    }
+
+    #[cold]
+    fn load_index_chunk(&self, c: usize) -> Result<&[BlockEntry], TbError> {
+        let (at, n) = self.layout.index_chunk_span(c);
+        let mut bytes = vec![0; n];
+        self.read_at(&mut bytes, at, || format!("block index chunk {c}"))?;
+        if checksum64(&bytes) != self.layout.header.index_checksums[c] {
+            return Err(TbError::corrupt(
+                &self.path,
+                format!("corrupt block index (index checksum mismatch in chunk {c})"),
+            ));
+        }
+        // Two threads may both read it; the first one stored wins.
+        let _ = self.index[c].set(decode_index(&bytes).into_boxed_slice());
+        Ok(self.index[c].get().expect("set above"))
+    }
+
+    /// Block `b`'s index entry and the file ranges of its streams (the
+    /// next entry ends them).
+    #[inline]
+    fn streams(&self, b: usize) -> Result<Streams, TbError> {
+        let chunk = self.index_chunk(b / INDEX_CHUNK)?;
+        let entry = chunk[b % INDEX_CHUNK];
+        let next = if b + 1 == self.blocks() {
+            None
+        } else if (b + 1).is_multiple_of(INDEX_CHUNK) {
+            Some(self.index_chunk((b + 1) / INDEX_CHUNK)?[0])
+        } else {
+            Some(chunk[b % INDEX_CHUNK + 1])
+        };
+        let (wdl, rem) = stream_ranges(&self.layout, &entry, next.as_ref()).ok_or_else(|| {
+            TbError::corrupt(&self.path, "corrupt block index (offsets out of order)")
+        })?;
+        Ok(Streams { wdl, rem, entry })
+    }
+
+    /// Read block `b`'s WDL stream (and, if `with_rem`, its remoteness
+    /// stream) into `buf` (as long as both), checksums checked; returns
+    /// the two streams (the second empty unless `with_rem`).
+    fn read_streams<'a>(
+        &self,
+        b: usize,
+        s: &Streams,
+        buf: &'a mut [u8],
+        with_rem: bool,
+    ) -> Result<(&'a [u8], &'a [u8]), TbError> {
+        let wl = (s.wdl.end - s.wdl.start) as usize;
+        let (w, r) = buf.split_at_mut(wl);
+        self.read_at(w, s.wdl.start, || format!("block {b}'s WDL stream"))?;
+        if checksum32(w) != s.entry.wdl_checksum {
+            return Err(TbError::corrupt(
+                &self.path,
+                format!("corrupt block {b} (WDL block checksum mismatch)"),
+            ));
+        }
+        if !with_rem {
+            return Ok((w, &[]));
+        }
+        self.read_at(r, s.rem.start, || format!("block {b}'s remoteness stream"))?;
+        if checksum32(r) != s.entry.rem_checksum {
+            return Err(TbError::corrupt(
+                &self.path,
+                format!("corrupt block {b} (remoteness block checksum mismatch)"),
+            ));
+        }
+        Ok((w, r))
+    }
+
+    fn bad_block(&self, b: usize, e: CodecError) -> TbError {
+        TbError::corrupt(&self.path, format!("corrupt block {b} ({e})"))
+    }
+
+    /// Decode the first `out.len()` values of block `b` (all of them when
+    /// `out` has the block's length, which also checks the streams' ends).
+    fn decode_block(&self, b: usize, out: &mut [Packed]) -> Result<(), TbError> {
+        let s = self.streams(b)?;
+        let n = (s.wdl.end - s.wdl.start + s.rem.end - s.rem.start) as usize;
+        with_buffer(n, |buf| {
+            let (w, r) = self.read_streams(b, &s, buf, true)?;
+            self.model
+                .decode_values(w, r, self.layout.block_len(b), out)
+                .map_err(|e| self.bad_block(b, e))
+        })
+    }
+
+    /// Decode the whole tier, every checksum checked: blocks in batches,
+    /// each batch's streams two reads, the batches in parallel.
+    ///
+    /// # Errors
+    /// [`TbError::Corrupt`] for any damage, [`TbError::Io`] if a read
+    /// fails.
+    pub fn read_all(&self) -> Result<Vec<Packed>, TbError> {
+        if let Some(v) = self.preloaded.get() {
+            return Ok(v.clone());
+        }
+        let n = self.meta().positions as usize;
+        let bs = self.layout.header.block_size as usize;
+        let mut out = crate::hugemem::zeroed_u16(n);
+        out.par_chunks_mut(bs * READ_ALL_BATCH)
+            .enumerate()
+            .try_for_each(|(k, values)| self.decode_batch(k * READ_ALL_BATCH, values))?;
+        Ok(out)
+    }
+
+    /// Decode the blocks from `first` on into `values` (whole blocks).
+    fn decode_batch(&self, first: usize, values: &mut [Packed]) -> Result<(), TbError> {
+        let bs = self.layout.header.block_size as usize;
+        let count = values.len().div_ceil(bs);
+        let streams: Vec<Streams> = (first..first + count)
+            .map(|b| self.streams(b))
+            .collect::<Result<_, _>>()?;
+        let (s0, last) = (&streams[0], &streams[count - 1]);
+        // The batch's streams lie back to back in each section.
+        let mut wdl = vec![0; (last.wdl.end - s0.wdl.start) as usize];
+        let mut rem = vec![0; (last.rem.end - s0.rem.start) as usize];
+        self.read_at(&mut wdl, s0.wdl.start, || {
+            format!("the WDL streams of blocks {first}..{}", first + count)
+        })?;
+        self.read_at(&mut rem, s0.rem.start, || {
+            format!(
+                "the remoteness streams of blocks {first}..{}",
+                first + count
+            )
+        })?;
+        for ((i, s), out) in streams.iter().enumerate().zip(values.chunks_mut(bs)) {
+            let b = first + i;
+            let w =
+                &wdl[(s.wdl.start - s0.wdl.start) as usize..(s.wdl.end - s0.wdl.start) as usize];
+            let r =
+                &rem[(s.rem.start - s0.rem.start) as usize..(s.rem.end - s0.rem.start) as usize];
+            if checksum32(w) != s.entry.wdl_checksum {
+                return Err(TbError::corrupt(
+                    &self.path,
+                    format!("corrupt block {b} (WDL block checksum mismatch)"),
+                ));
+            }
+            if checksum32(r) != s.entry.rem_checksum {
+                return Err(TbError::corrupt(
+                    &self.path,
+                    format!("corrupt block {b} (remoteness block checksum mismatch)"),
+                ));
+            }
+            self.model
+                .decode_values(w, r, self.layout.block_len(b), out)
+                .map_err(|e| self.bad_block(b, e))?;
+        }
+        Ok(())
+    }
+
+    /// Decode the whole tier into memory for all later probes.
+    ///
+    /// # Errors
+    /// As [`TierFile::read_all`].
+    pub fn preload(&self) -> Result<(), TbError> {
+        if self.preloaded.get().is_none() {
+            let v = self.read_all()?;
+            let _ = self.preloaded.set(v);
+        }
+        Ok(())
+    }
+
+    /// Bytes held by a preloaded tier (0 if it is not preloaded).
+    pub fn preloaded_bytes(&self) -> u64 {
+        self.preloaded
+            .get()
+            .map_or(0, |v| (v.len() * std::mem::size_of::<Packed>()) as u64)
+    }
+
+    fn locate(&self, i: u64) -> Result<(usize, usize), TbError> {
+        let positions = self.meta().positions;
+        if i >= positions {
+            return Err(TbError::corrupt(
+                &self.path,
+                format!("index {i} outside the tier's {positions} positions"),
+            ));
+        }
+        let bs = self.layout.header.block_size as u64;
+        Ok(((i / bs) as usize, (i % bs) as usize))
+    }
+
+    /// Start loading what a lookup of block `b` needs first: its set in
+    /// the block cache and, if its index chunk is in memory, its entry.
+    #[inline]
+    fn prefetch_lookup(&self, b: usize, key: u64) {
+        BlockCache::global().prefetch(key);
+        if let Some(chunk) = self.index.get(b / INDEX_CHUNK).and_then(OnceLock::get) {
+            prefetch(&chunk[b % INDEX_CHUNK]);
+        }
+    }
+
+    /// The packed value in slot `i`, through the shared block cache.
+    ///
+    /// # Errors
+    /// [`TbError::Corrupt`] for a slot outside the tier or a damaged
+    /// block (a file shortened since it was opened included),
+    /// [`TbError::Io`] if a read fails.
+    #[inline]
+    pub fn get(&self, i: u64) -> Result<Packed, TbError> {
+        if let Some(v) = self.preloaded.get() {
+            return v.get(i as usize).copied().ok_or_else(|| {
+                TbError::corrupt(&self.path, format!("index {i} outside the tier"))
+            });
+        }
+        let (b, off) = self.locate(i)?;
+        let len = self.layout.block_len(b);
+        let key = (self.id << 32) | b as u64;
+        self.prefetch_lookup(b, key);
+        match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
+            Lookup::Hit(v) => Ok(v),
+            Lookup::Pass => self.decode_value(b, off),
+        }
+    }
+
+    /// Win, draw or loss of slot `i`: reads and decodes only the WDL
+    /// stream unless the block is cached.
+    ///
+    /// # Errors
+    /// As [`TierFile::get`].
+    #[inline]
+    pub fn get_wdl(&self, i: u64) -> Result<Wdl, TbError> {
+        if let Some(v) = self.preloaded.get() {
+            return v.get(i as usize).map(|&p| wdl_of_packed(p)).ok_or_else(|| {
+                TbError::corrupt(&self.path, format!("index {i} outside the tier"))
+            });
+        }
+        let (b, off) = self.locate(i)?;
+        let len = self.layout.block_len(b);
+        let key = (self.id << 32) | b as u64;
+        self.prefetch_lookup(b, key);
+        match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
+            Lookup::Hit(v) => Ok(wdl_of_packed(v)),
+            Lookup::Pass => self.decode_wdl(b, off),
+        }
+    }
+
+    /// The packed value of slot `off` of block `b` (which exists), read
+    /// from the file without the cache: both streams read and checked,
+    /// the WDL stream of the slot's part decoded up to the slot's Rice
+    /// segment, and for a win or loss the slot's Rice code.
+    fn decode_value(&self, b: usize, off: usize) -> Result<Packed, TbError> {
+        let s = self.streams(b)?;
+        let n = (s.wdl.end - s.wdl.start + s.rem.end - s.rem.start) as usize;
+        with_buffer(n, |buf| {
+            let (w, r) = self.read_streams(b, &s, buf, true)?;
+            self.model
+                .value_at(w, r, self.layout.block_len(b), off)
+                .map_err(|e| self.bad_block(b, e))
+        })
+    }
+
+    /// The WDL of slot `off` of block `b` (which exists), from the WDL
+    /// stream alone, without the cache.
+    fn decode_wdl(&self, b: usize, off: usize) -> Result<Wdl, TbError> {
+        let s = self.streams(b)?;
+        let n = (s.wdl.end - s.wdl.start) as usize;
+        let x = with_buffer(n, |buf| {
+            let (w, _) = self.read_streams(b, &s, buf, false)?;
+            self.model
+                .wdl_at(w, self.layout.block_len(b), off)
+                .map_err(|e| self.bad_block(b, e))
+        })?;
+        Ok(match x {
+            crate::tablebase::codec::model::WDL_DRAW => Wdl::Draw,
+            crate::tablebase::codec::model::WDL_LOSS => Wdl::Loss,
+            _ => Wdl::Win,
+        })
+    }
+
+    /// An error unless block `b` exists and has a slot `off`.
+    #[cfg(feature = "internals")]
+    fn check_slot(&self, b: usize, off: usize) -> Result<(), TbError> {
+        if b >= self.blocks() || off >= self.layout.block_len(b) {
+            return Err(TbError::corrupt(
+                &self.path,
+                format!("slot {off} of block {b} outside the tier"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The packed value of slot `off` of block `b`, decoded from the file
+    /// without the cache (a measurement's path).
+    ///
+    /// # Errors
+    /// As [`TierFile::get`].
+    #[cfg(feature = "internals")]
+    pub fn value_in_block(&self, b: usize, off: usize) -> Result<Packed, TbError> {
+        self.check_slot(b, off)?;
+        self.decode_value(b, off)
+    }
+
+    /// The WDL of slot `off` of block `b`, decoded from the file's WDL
+    /// stream without the cache (a measurement's path).
+    ///
+    /// # Errors
+    /// As [`TierFile::get`].
+    #[cfg(feature = "internals")]
+    pub fn wdl_in_block(&self, b: usize, off: usize) -> Result<Wdl, TbError> {
+        self.check_slot(b, off)?;
+        self.decode_wdl(b, off)
+    }
+}
+
+fn wdl_of_packed(p: Packed) -> Wdl {
+    match p {
+        1 => Wdl::Draw,
+        p if p & 1 == 0 => Wdl::Loss,
+        _ => Wdl::Win,
+    }
+}

@@ -1,0 +1,148 @@
+//! [`Tablebase`]: read access to a game's solved tiers for lookups, files
+//! opened on first use (through [`TierStore`]), blocks decoded on demand
+//! and cached in the process-wide [`BlockCache`](super::BlockCache).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use super::{TbError, TierFile, TierStore};
+use crate::game::{Game, TierKey};
+use crate::value::{Value, Wdl};
+
+/// Read access to a game's solved tiers. Safe to share between threads.
+pub struct Tablebase<'g, G: Game> {
+    store: TierStore<'g, G>,
+    /// The open files, by tier key (keys are small integers): a lookup is
+    /// an index and an atomic load, with no lock and no reference count
+    /// touched, so threads probing at once do not contend.
+    files: Vec<OnceLock<Arc<TierFile>>>,
+}
+
+impl<'g, G: Game> Tablebase<'g, G> {
+    /// The tablebase of `game` under `dir`. No file is touched until a
+    /// probe needs it.
+    pub fn open(game: &'g G, dir: &Path) -> Tablebase<'g, G> {
+        let keys = game
+            .tiers(None)
+            .into_iter()
+            .max()
+            .map_or(0, |k| k as usize + 1);
+        Tablebase {
+            store: TierStore::new(game, dir),
+            files: (0..keys.min(1 << 16)).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The game.
+    pub fn game(&self) -> &'g G {
+        self.store.game()
+    }
+
+    /// The tablebase directory.
+    pub fn dir(&self) -> &Path {
+        self.store.dir()
+    }
+
+    /// The store the files are opened through.
+    pub fn store(&self) -> &TierStore<'g, G> {
+        &self.store
+    }
+
+    /// Where tier `t`'s file is.
+    pub fn path_of(&self, t: TierKey) -> PathBuf {
+        self.store.path(t)
+    }
+
+    /// The open file of tier `t` (opened and checked on first use).
+    ///
+    /// # Errors
+    /// As [`TierStore::open`].
+    pub fn tier_file(&self, t: TierKey) -> Result<Arc<TierFile>, TbError> {
+        self.file(t).cloned()
+    }
+
+    /// The open file of tier `t`, borrowed (the probes' path).
+    #[inline]
+    fn file(&self, t: TierKey) -> Result<&Arc<TierFile>, TbError> {
+        if let Some(f) = self.files.get(t as usize).and_then(OnceLock::get) {
+            return Ok(f);
+        }
+        self.open_file(t)
+    }
+
+    #[cold]
+    fn open_file(&self, t: TierKey) -> Result<&Arc<TierFile>, TbError> {
+        let Some(cell) = self.files.get(t as usize) else {
+            let g = self.game();
+            return Err(TbError::NotSolved {
+                path: self.path_of(t),
+                tier: format!("tier key {t} (no tier of {})", g.id()),
+                command: format!("qibase solve {}", g.id()),
+            });
+        };
+        if cell.get().is_none() {
+            // Two threads may both open it; the first one stored wins.
+            let _ = cell.set(Arc::new(self.store.open(t)?));
+        }
+        Ok(cell.get().expect("set above"))
+    }
+
+    /// Decode every solved tier of the game whole into memory (for a
+    /// server); later probes read RAM. Returns the bytes held.
+    ///
+    /// # Errors
+    /// As [`TierStore::open`] and [`TierFile::read_all`]; [`TbError::Io`]
+    /// (out of memory) if the tiers would take more than `max_bytes`.
+    pub fn preload(&self, max_bytes: u64) -> Result<u64, TbError> {
+        let g = self.game();
+        let mut total = 0u64;
+        for t in g.tiers(None) {
+            if !self.store.has_file(t) {
+                continue;
+            }
+            let f = self.tier_file(t)?;
+            total += f.meta().positions * 2;
+            if total > max_bytes {
+                return Err(TbError::io(
+                    f.path(),
+                    "cannot preload the tables",
+                    std::io::Error::new(
+                        std::io::ErrorKind::OutOfMemory,
+                        format!("they need more than {max_bytes} bytes of memory"),
+                    ),
+                ));
+            }
+            f.preload()?;
+        }
+        Ok(total)
+    }
+
+    /// Win, draw or loss of `p` (side to move's view), from the WDL stream.
+    ///
+    /// # Errors
+    /// [`TbError::NotSolved`] if `p`'s tier has no file; the errors of
+    /// [`TierStore::open`] and [`TierFile::get_wdl`].
+    pub fn probe_wdl(&self, p: &G::Pos) -> Result<Wdl, TbError> {
+        let g = self.game();
+        let t = g.tier_of(p);
+        self.file(t)?.get_wdl(g.rank(t, p))
+    }
+
+    /// The exact value of `p` (side to move's view).
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_wdl`], and [`TbError::Corrupt`] if `p`'s slot
+    /// holds no value.
+    pub fn probe(&self, p: &G::Pos) -> Result<Value, TbError> {
+        let g = self.game();
+        let t = g.tier_of(p);
+        let f = self.file(t)?;
+        let packed = f.get(g.rank(t, p))?;
+        Value::unpack(packed).ok_or_else(|| {
+            TbError::corrupt(
+                f.path(),
+                "position has no stored value (unused slot: corrupt table)",
+            )
+        })
+    }
+}
