@@ -13,9 +13,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use qibase::ai::{choose, Difficulty, Rng};
-use qibase::analysis::{analyse, pass_turn, principal_variation, LookupError, MoveInfo, Oracle};
-use qibase::game::{Game, GameEnd};
+use qibase::ai::{choose, Difficulty, Rng, UnknownDifficulty};
+use qibase::analysis::{analyse, principal_variation, LookupError, MoveInfo, Oracle};
+use qibase::game::{Game, GameEnd, InputKind, ParseError};
+use qibase::games::SpecError;
 use qibase::value::{Value, Wdl};
 
 /// Win, draw or loss.
@@ -60,10 +61,11 @@ pub struct EndJson {
     pub value: ValueJson,
 }
 
-impl From<GameEnd> for EndJson {
-    fn from(e: GameEnd) -> Self {
+impl EndJson {
+    /// The end `e` of a position of `g`, in the game's words.
+    pub fn of<G: Game>(g: &G, e: GameEnd) -> Self {
         EndJson {
-            reason: e.reason.describe().to_string(),
+            reason: g.describe_end(e.reason),
             value: e.value.into(),
         }
     }
@@ -95,7 +97,7 @@ impl MoveJson {
             position: g.format_pos(&m.after),
             board: board_of(g, &m.after),
             value: Some(m.value.into()),
-            end: g.game_end(&m.after).map(EndJson::from),
+            end: g.game_end(&m.after).map(|e| EndJson::of(g, e)),
         }
     }
 }
@@ -247,10 +249,27 @@ impl From<LookupError> for ApiError {
     }
 }
 
+/// A rejected position or move: `bad_position` or `bad_move`, by what the
+/// error is about.
+impl From<ParseError> for ApiError {
+    fn from(e: ParseError) -> Self {
+        match e.kind() {
+            InputKind::Position => ApiError::new(code::BAD_POSITION, format!("bad position: {e}")),
+            InputKind::Move => ApiError::new(code::BAD_MOVE, format!("bad move: {e}")),
+        }
+    }
+}
+
+/// A game id or variant that names no game: `unknown_game`.
+impl From<SpecError> for ApiError {
+    fn from(e: SpecError) -> Self {
+        ApiError::new(code::UNKNOWN_GAME, e.to_string())
+    }
+}
+
 /// Parse a position; the error is a `bad_position`.
 pub fn parse_position<G: Game>(g: &G, text: &str) -> Result<G::Pos, ApiError> {
-    g.parse_pos(text)
-        .map_err(|e| ApiError::new(code::BAD_POSITION, format!("bad position: {e}")))
+    Ok(g.parse_pos(text)?)
 }
 
 /// `p` after the move `mv` (notation), if one is given; a `bad_move` if it
@@ -263,16 +282,14 @@ pub fn after_move<G: Game>(g: &G, p: G::Pos, mv: Option<&str>) -> Result<G::Pos,
             format!("bad move '{text}': the game is over"),
         ));
     }
-    let m = g
-        .parse_move(&p, text)
-        .map_err(|e| ApiError::new(code::BAD_MOVE, format!("bad move: {e}")))?;
+    let m = g.parse_move(&p, text)?;
     Ok(g.apply(&p, &m))
 }
 
 /// Parse a difficulty level; the error is a `bad_difficulty`.
 pub fn parse_difficulty(text: &str) -> Result<Difficulty, ApiError> {
     text.parse()
-        .map_err(|e: String| ApiError::new(code::BAD_DIFFICULTY, e))
+        .map_err(|e: UnknownDifficulty| ApiError::new(code::BAD_DIFFICULTY, e.to_string()))
 }
 
 fn side_letter<G: Game>(g: &G, p: &G::Pos) -> String {
@@ -289,7 +306,7 @@ fn pass_of<G: Game>(g: &G, p: &G::Pos, end: &Option<GameEnd>) -> Option<String> 
     if end.is_some() {
         return None;
     }
-    pass_turn(g, p).ok().map(|q| g.format_pos(&q))
+    Some(g.format_pos(&g.pass(p)))
 }
 
 /// The `query` answer; with the principal variation if `with_pv`.
@@ -312,7 +329,7 @@ pub fn query<G: Game>(
         board: board_of(g, p),
         side_to_move: side_letter(g, p),
         value: a.value.into(),
-        end: a.end.map(EndJson::from),
+        end: a.end.map(|e| EndJson::of(g, e)),
         best: a.best().map(|m| m.text.clone()),
         moves: a.moves.iter().map(|m| MoveJson::of(g, m)).collect(),
         pv,
@@ -337,7 +354,7 @@ pub fn moves<G: Game>(g: &G, p: &G::Pos) -> MovesJson {
                 position: g.format_pos(&q),
                 board: board_of(g, &q),
                 value: e.map(|e| Value::of_move_to(e.value).into()),
-                end: e.map(EndJson::from),
+                end: e.map(|e| EndJson::of(g, e)),
             }
         })
         .collect();
@@ -346,7 +363,7 @@ pub fn moves<G: Game>(g: &G, p: &G::Pos) -> MovesJson {
         position: g.format_pos(p),
         board: board_of(g, p),
         side_to_move: side_letter(g, p),
-        end: end.map(EndJson::from),
+        end: end.map(|e| EndJson::of(g, e)),
         moves: list,
         pass: pass_of(g, p, &end),
     }
@@ -378,7 +395,7 @@ pub fn bestmove<G: Game>(
         board: board_of(g, p),
         side_to_move: side_letter(g, p),
         value: a.value.into(),
-        end: a.end.map(EndJson::from),
+        end: a.end.map(|e| EndJson::of(g, e)),
         difficulty: level.name().to_string(),
         seed,
         mv: chosen.map(|m| MoveJson::of(g, m)),

@@ -9,18 +9,11 @@
 
 use qibase::game::Game;
 use qibase::games::{CannonChess, Cannons};
+use qibase::rng::Rng;
 
 /// Tiers up to this many slots are checked slot by slot (as a checksum).
 const FULL_LIMIT: u64 = 3_000_000;
 const SAMPLES: usize = 12;
-
-fn splitmix(s: &mut u64) -> u64 {
-    *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// FNV-1a over the slot's position string and the rank it maps back to.
 fn checksum<G: Game>(g: &G, t: u32) -> u64 {
@@ -37,12 +30,12 @@ fn checksum<G: Game>(g: &G, t: u32) -> u64 {
 
 /// A random placement of `counts` pieces (one char each) on `n` points,
 /// as a board string of `w`-wide ranks, top rank first.
-fn random_board(s: &mut u64, w: u32, n: u32, counts: &[(char, u32)]) -> String {
+fn random_board(s: &mut Rng, w: u32, n: u32, counts: &[(char, u32)]) -> String {
     let mut cells = vec!['.'; n as usize];
     for &(c, k) in counts {
         let mut placed = 0;
         while placed < k {
-            let q = (splitmix(s) % n as u64) as usize;
+            let q = (s.next_u64() % n as u64) as usize;
             if cells[q] == '.' {
                 cells[q] = c;
                 placed += 1;
@@ -61,8 +54,8 @@ fn random_board(s: &mut u64, w: u32, n: u32, counts: &[(char, u32)]) -> String {
         .join("/")
 }
 
-fn dump<G: Game>(g: &G, pos_for: &dyn Fn(&mut u64, u32) -> String) {
-    let mut s = 0x5eed_0000u64 ^ g.rules_hash();
+fn dump<G: Game>(g: &G, pos_for: &dyn Fn(&mut Rng, u32) -> String) {
+    let mut s = Rng::new(0x5eed_0000u64 ^ g.rules_hash());
     for t in g.tiers(None) {
         let size = g.tier_size(t);
         let name = g.tier_name(t);
@@ -71,7 +64,7 @@ fn dump<G: Game>(g: &G, pos_for: &dyn Fn(&mut u64, u32) -> String) {
             println!("sum {} {name} {:016x}", g.id(), checksum(g, t));
         }
         for _ in 0..SAMPLES {
-            let i = splitmix(&mut s) % size;
+            let i = s.next_u64() % size;
             let p = g.unrank(t, i);
             println!(
                 "slot {} {name} {i} {} {}",
@@ -94,15 +87,19 @@ fn main() {
         let (w, n) = (g.width(), g.width() * g.height());
         dump(&g, &|s, t| {
             let (a, b) = (t / 16, t % 16);
-            let (x, o) = if splitmix(s) & 1 == 0 { (a, b) } else { (b, a) };
-            let side = if splitmix(s) & 1 == 0 { 'X' } else { 'O' };
+            let (x, o) = if s.next_u64() & 1 == 0 {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let side = if s.next_u64() & 1 == 0 { 'X' } else { 'O' };
             format!("{} {side}", random_board(s, w, n, &[('X', x), ('O', o)]))
         });
     }
     for g in [Cannons::two_cannons(), Cannons::three_cannons()] {
         let (w, n, c) = (g.width(), g.width() * g.height(), g.cannon_count());
         dump(&g, &|s, t| {
-            let side = if splitmix(s) & 1 == 0 { 'C' } else { 'S' };
+            let side = if s.next_u64() & 1 == 0 { 'C' } else { 'S' };
             format!("{} {side}", random_board(s, w, n, &[('C', c), ('S', t)]))
         });
     }

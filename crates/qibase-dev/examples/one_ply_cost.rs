@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use qibase::game::Game;
+use qibase::game::{Notation, Rules, Tiers};
 use qibase::games::AnyGame;
 use qibase::tablebase::BlockCache;
 use qibase::tablebase::Tablebase;

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use qibase::game::Game;
+use qibase::game::Tiers;
 use qibase::games::AnyGame;
 use qibase::tablebase::TierStore;
 use qibase::with_game;

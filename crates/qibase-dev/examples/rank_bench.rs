@@ -11,6 +11,7 @@ use std::hint::black_box;
 
 use qibase::game::Game;
 use qibase::games::{CannonChess, Cannons};
+use qibase::rng::Rng;
 
 /// CPU seconds of this process so far (user + system), from /proc.
 fn cpu_seconds() -> f64 {
@@ -22,22 +23,14 @@ fn cpu_seconds() -> f64 {
     ticks / 100.0
 }
 
-fn splitmix(s: &mut u64) -> u64 {
-    *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 const N: usize = 1 << 16;
 
 /// Positions of tier `t`: the images of random slots' positions under
 /// random re-placements made by `scatter`.
-fn bench<G: Game>(g: &G, t: u32, rounds: usize, scatter: &dyn Fn(&mut u64, &G::Pos) -> G::Pos) {
-    let mut s = 42u64;
+fn bench<G: Game>(g: &G, t: u32, rounds: usize, scatter: &dyn Fn(&mut Rng, &G::Pos) -> G::Pos) {
+    let mut s = Rng::new(42);
     let size = g.tier_size(t);
-    let slots: Vec<u64> = (0..N).map(|_| splitmix(&mut s) % size).collect();
+    let slots: Vec<u64> = (0..N).map(|_| s.next_u64() % size).collect();
     let positions: Vec<G::Pos> = slots
         .iter()
         .map(|&i| scatter(&mut s, &g.unrank(t, i)))
@@ -67,16 +60,16 @@ fn bench<G: Game>(g: &G, t: u32, rounds: usize, scatter: &dyn Fn(&mut u64, &G::P
 }
 
 /// A random placement with the counts of `sets` on `n` points.
-fn scatter_sets(s: &mut u64, n: u32, counts: &[u32]) -> Vec<u32> {
+fn scatter_sets(s: &mut Rng, n: u32, counts: &[u32]) -> Vec<u32> {
     let mut taken = 0u32;
     counts
         .iter()
         .map(|&k| {
             let mut set = 0;
             for _ in 0..k {
-                let mut q = (splitmix(s) % n as u64) as u32;
+                let mut q = (s.next_u64() % n as u64) as u32;
                 while taken >> q & 1 != 0 {
-                    q = (splitmix(s) % n as u64) as u32;
+                    q = (s.next_u64() % n as u64) as u32;
                 }
                 taken |= 1 << q;
                 set |= 1 << q;

@@ -12,7 +12,7 @@
 //! section.
 use std::path::PathBuf;
 
-use qibase::game::Game;
+use qibase::game::Tiers;
 use qibase::games::AnyGame;
 use qibase::tablebase::TierStore;
 use qibase::with_game;

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use qibase::game::Game;
+use qibase::game::Tiers;
 use qibase::games::AnyGame;
 use qibase::tablebase::internals::writer::encode_tier;
 use qibase::tablebase::{TierStore, WriteOptions};
@@ -48,7 +48,7 @@ fn run() -> Result<(), String> {
             other => return Err(format!("unexpected argument '{other}'")),
         }
     }
-    let any = AnyGame::from_id(game.as_deref().ok_or("name a game")?)?;
+    let any = AnyGame::from_id(game.as_deref().ok_or("name a game")?).map_err(|e| e.to_string())?;
     with_game!(any, |g| {
         let mut used_total = 0u64;
         // per block size: (wdl bytes, rem bytes, header bytes, index bytes, encode s)

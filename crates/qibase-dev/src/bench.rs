@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use qibase::game::Game;
+use qibase::game::Rules;
 use qibase::solver::{peak_rss_bytes, random_atomic_rate, solve_game, SolveOptions, TierReport};
 use qibase::with_game;
 use qibase_cli::cli::solve::{print_table, thread_pool};

@@ -18,8 +18,8 @@ use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::TokioIo;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use qibase::ai::Rng;
 use qibase::game::Game;
+use qibase::rng::Rng;
 use qibase::with_game;
 use qibase_cli::cli::{game_by_id, CliError, CliResult};
 use qibase_cli::server::{self, AppState};

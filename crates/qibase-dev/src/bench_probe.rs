@@ -13,7 +13,8 @@ use std::time::Instant;
 use clap::Args;
 use rayon::prelude::*;
 
-use qibase::game::{Game, TierKey};
+use qibase::game::{Game, TierKey, Tiers};
+use qibase::rng::Rng;
 use qibase::tablebase::BlockCache;
 use qibase::tablebase::Tablebase;
 use qibase::with_game;
@@ -37,17 +38,6 @@ pub struct BenchProbeArgs {
     /// Decode the whole table into memory first (as `--preload` does in a server).
     #[arg(long)]
     pub preload: bool,
-}
-
-/// xorshift64: a deterministic stream per thread.
-fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    }
 }
 
 /// CPU time of the calling thread (ns), from the kernel's scheduler
@@ -79,10 +69,10 @@ fn clocked<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
 pub fn sample<G: Game>(g: &G, tiers: &[TierKey], n: usize, seed: u64) -> Vec<G::Pos> {
     let sizes: Vec<u64> = tiers.iter().map(|&t| g.tier_size(t)).collect();
     let total: u64 = sizes.iter().sum();
-    let mut next = rng(seed);
+    let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
-        let mut k = next() % total;
+        let mut k = rng.next_u64() % total;
         let mut j = 0;
         while k >= sizes[j] {
             k -= sizes[j];

@@ -24,8 +24,8 @@
 //! loss); if every move is equally good, there is no mistake to make and the
 //! level plays as `hard`.
 //!
-//! All randomness comes from [`Rng`] (splitmix64), seeded by `--seed`, so a
-//! game is reproducible.
+//! All randomness comes from [`Rng`] (the project's splitmix64,
+//! [`crate::rng`]), seeded by `--seed`, so a game is reproducible.
 
 use std::fmt;
 use std::str::FromStr;
@@ -34,56 +34,23 @@ use crate::analysis::{analyse, Analysis, LookupError, MoveInfo, Oracle};
 use crate::game::Game;
 use crate::value::{Value, Wdl};
 
-/// A small reproducible random generator: splitmix64.
-#[derive(Clone, Debug)]
-pub struct Rng {
-    state: u64,
-}
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng { state: seed }
-    }
-
-    /// A seed from the clock, for when the user gives none.
-    pub fn clock_seed() -> u64 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        nanos ^ ((std::process::id() as u64) << 32)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`), without modulo bias worth mentioning
-    /// (multiply-shift).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-
-    /// `true` with probability `percent` / 100.
-    pub fn chance(&mut self, percent: u32) -> bool {
-        self.below(100) < percent as usize
-    }
-}
+pub use crate::rng::Rng;
 
 /// How well the program plays.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Difficulty {
+    /// Always a value-optimal move, leaving the opponent the most ways to go wrong.
     Perfect,
+    /// Never changes the result; random among the result-keeping moves.
     Hard,
+    /// A random mistake 25 % of the time, otherwise as `Hard`.
     Medium,
+    /// A random mistake 60 % of the time, otherwise as `Hard`.
     Easy,
 }
 
 impl Difficulty {
+    /// Every level, strongest first.
     pub const ALL: [Difficulty; 4] = [
         Difficulty::Perfect,
         Difficulty::Hard,
@@ -91,6 +58,7 @@ impl Difficulty {
         Difficulty::Easy,
     ];
 
+    /// The level's name on the command line and in JSON.
     pub fn name(self) -> &'static str {
         match self {
             Difficulty::Perfect => "perfect",
@@ -130,15 +98,34 @@ impl fmt::Display for Difficulty {
     }
 }
 
+/// A difficulty name that is none of the levels.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct UnknownDifficulty {
+    /// The name as given (trimmed).
+    pub name: String,
+}
+
+impl fmt::Display for UnknownDifficulty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown difficulty '{}' (levels: perfect, hard, medium, easy)",
+            self.name
+        )
+    }
+}
+
+impl std::error::Error for UnknownDifficulty {}
+
 impl FromStr for Difficulty {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownDifficulty;
+    fn from_str(s: &str) -> Result<Self, UnknownDifficulty> {
         let s = s.trim();
         Difficulty::ALL
             .into_iter()
             .find(|d| d.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                format!("unknown difficulty '{s}' (levels: perfect, hard, medium, easy)")
+            .ok_or_else(|| UnknownDifficulty {
+                name: s.to_string(),
             })
     }
 }
@@ -256,17 +243,6 @@ pub fn choose<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rng_is_reproducible_and_in_range() {
-        let mut a = Rng::new(7);
-        let mut b = Rng::new(7);
-        for _ in 0..1000 {
-            let x = a.below(13);
-            assert_eq!(x, b.below(13));
-            assert!(x < 13);
-        }
-    }
 
     #[test]
     fn difficulty_names_round_trip() {

@@ -236,6 +236,7 @@ pub fn position_value<G: Game>(
 /// One legal move and what it leads to.
 #[derive(Clone, Debug)]
 pub struct MoveInfo<G: Game> {
+    /// The move.
     pub mv: G::Move,
     /// The move in RULES.md notation.
     pub text: String,
@@ -250,6 +251,7 @@ pub struct MoveInfo<G: Game> {
 /// Everything about a position.
 #[derive(Clone, Debug)]
 pub struct Analysis<G: Game> {
+    /// The position analysed.
     pub pos: G::Pos,
     /// The value of the position (side to move's view).
     pub value: Value,
@@ -333,25 +335,4 @@ pub fn principal_variation<G: Game>(
         line.push(best);
     }
     Ok(line)
-}
-
-/// The position after a *pass* (play mode only: the seeds' turn timer ran
-/// out): the same board with the other side to move; in weiming the pass
-/// also frees the shared piece. Implemented through the RULES.md position
-/// notation — board, side letter, then (weiming only) the lock flag — so it
-/// needs nothing from the game beyond parsing and formatting.
-pub fn pass_turn<G: Game>(g: &G, p: &G::Pos) -> Result<G::Pos, String> {
-    let text = g.format_pos(p);
-    let mut fields: Vec<String> = text.split_whitespace().map(str::to_string).collect();
-    if fields.len() < 2 {
-        return Err(format!("cannot pass in '{text}': no side to move"));
-    }
-    let side = g.side_to_move(p);
-    fields[1] = g.side_letter(side.other()).to_string();
-    if let Some(flag) = fields.get_mut(2) {
-        if flag == "!" {
-            *flag = "-".to_string();
-        }
-    }
-    g.parse_pos(&fields.join(" "))
 }

@@ -40,6 +40,7 @@ use std::fmt;
 use rayon::prelude::*;
 
 use crate::game::{child_ranks_by_moves, Game, TierKey};
+use crate::rng::Rng;
 use crate::solver::derive_value;
 use crate::value::{Packed, Value};
 
@@ -53,7 +54,7 @@ pub const MAX_TIER_SIZE: u64 = u32::MAX as u64;
 /// Which part of a game [`check_game`] walks.
 #[derive(Clone, Debug)]
 pub struct Scope {
-    /// The closed subset (`Game::tiers`); `None` for the whole game.
+    /// The closed subset (`Tiers::tiers`); `None` for the whole game.
     pub max_pieces: Option<u32>,
     /// Tiers with at most this many slots are walked slot by slot.
     pub every_slot_up_to: u64,
@@ -77,23 +78,36 @@ impl Default for Scope {
 /// The clause of the contract that failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Clause {
+    /// A tier comes before one of its `tier_deps`, or a dependency is outside the subset.
     TierOrder,
+    /// `tier_of` of a slot's position is not the slot's tier.
     TierOf,
+    /// A tier or a position exceeds what the solver can index or count.
     SolverLimit,
+    /// `rank` and `unrank` do not invert each other on the used slots.
     Bijection,
+    /// A symmetry image has another tier or rank.
     Symmetry,
+    /// `orbit_size` or the orbit sizes of a tier do not add up.
     OrbitSize,
+    /// A move leads outside its tier and its `tier_deps`.
     MoveTier,
+    /// Un-moves do not invert in-tier moves.
     Unmoves,
+    /// A rank-list fast path disagrees with its default.
     RankLists,
+    /// A position or move does not read back as itself.
     Notation,
+    /// Solved values are not invariant under the symmetries.
     Values,
 }
 
 /// A broken contract: which clause, and the details (tier, slot, position).
 #[derive(Clone, Debug)]
 pub struct Violation {
+    /// The clause that failed.
     pub clause: Clause,
+    /// Where and how: tier, slot, position.
     pub detail: String,
 }
 
@@ -112,9 +126,11 @@ fn fail<T>(clause: Clause, detail: String) -> Result<T, Violation> {
 /// What a successful [`check_game`] walked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// Tiers walked.
     pub tiers: usize,
     /// Slots checked, and those of them that hold a position.
     pub slots: u64,
+    /// Of `slots`, those holding a position.
     pub used: u64,
     /// Positions whose moves and un-moves were checked.
     pub positions: u64,
@@ -136,13 +152,6 @@ impl Summary {
     }
 }
 
-fn splitmix(s: u64) -> u64 {
-    let mut z = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// The slots of tier `t` that `scope` walks: all of a small tier, else a
 /// seeded sample. The bool says whether all were taken.
 fn slots_of(size: u64, t: TierKey, scope: &Scope) -> (Vec<u64>, bool) {
@@ -151,7 +160,7 @@ fn slots_of(size: u64, t: TierKey, scope: &Scope) -> (Vec<u64>, bool) {
     } else {
         let base = scope.seed ^ (t as u64).wrapping_mul(0x2545_f491_4f6c_dd1d);
         let v = (0..scope.samples)
-            .map(|k| splitmix(base.wrapping_add(k)) % size)
+            .map(|k| Rng::new(base.wrapping_add(k)).next_u64() % size)
             .collect();
         (v, false)
     }

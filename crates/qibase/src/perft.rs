@@ -1,16 +1,16 @@
 //! Perft: counting move sequences, the standard check of a move generator.
 
-use crate::game::Game;
+use crate::game::Rules;
 
 /// Number of move sequences of exactly `depth` plies; ended games are not expanded.
-pub fn perft<G: Game>(g: &G, p: &G::Pos, depth: u32) -> u64 {
+pub fn perft<G: Rules>(g: &G, p: &G::Pos, depth: u32) -> u64 {
     // One move buffer per ply, reused: perft measures move generation, not
     // the allocator.
     let mut buffers: Vec<Vec<G::Move>> = (0..depth).map(|_| Vec::new()).collect();
     perft_with(g, p, &mut buffers)
 }
 
-fn perft_with<G: Game>(g: &G, p: &G::Pos, buffers: &mut [Vec<G::Move>]) -> u64 {
+fn perft_with<G: Rules>(g: &G, p: &G::Pos, buffers: &mut [Vec<G::Move>]) -> u64 {
     let Some((ms, rest)) = buffers.split_first_mut() else {
         return 1;
     };

@@ -11,8 +11,11 @@ use std::str::FromStr;
 /// Exact value of a position (side to move's view) or of a move (mover's view).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Value {
+    /// The side to move wins in this many plies.
     Win(u16),
+    /// The side to move loses in this many plies.
     Loss(u16),
+    /// Neither side can force a win.
     Draw,
 }
 
@@ -112,25 +115,57 @@ impl fmt::Display for Value {
     }
 }
 
+/// Why a string is not a [`Value`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ParseValueError {
+    /// Not `win N`, `loss N` or `draw`.
+    Shape {
+        /// The text as given (trimmed).
+        text: String,
+    },
+    /// `win` or `loss` with a remoteness that is not a number of plies.
+    Remoteness {
+        /// The text as given (trimmed).
+        text: String,
+    },
+}
+
+impl fmt::Display for ParseValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseValueError::Shape { text } => {
+                write!(
+                    f,
+                    "bad value '{text}': expected 'win N', 'loss N' or 'draw'"
+                )
+            }
+            ParseValueError::Remoteness { text } => {
+                write!(f, "bad remoteness in value '{text}'")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParseValueError {}
+
 impl FromStr for Value {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParseValueError;
+    fn from_str(s: &str) -> Result<Self, ParseValueError> {
         let s = s.trim();
         if s == "draw" {
             return Ok(Value::Draw);
         }
-        let (kind, n) = s
-            .split_once(' ')
-            .ok_or_else(|| format!("bad value '{s}': expected 'win N', 'loss N' or 'draw'"))?;
-        let n: u16 = n
-            .parse()
-            .map_err(|_| format!("bad remoteness in value '{s}'"))?;
+        let shape = || ParseValueError::Shape {
+            text: s.to_string(),
+        };
+        let (kind, n) = s.split_once(' ').ok_or_else(shape)?;
+        let n: u16 = n.parse().map_err(|_| ParseValueError::Remoteness {
+            text: s.to_string(),
+        })?;
         match kind {
             "win" => Ok(Value::Win(n)),
             "loss" => Ok(Value::Loss(n)),
-            _ => Err(format!(
-                "bad value '{s}': expected 'win N', 'loss N' or 'draw'"
-            )),
+            _ => Err(shape()),
         }
     }
 }
@@ -138,8 +173,11 @@ impl FromStr for Value {
 /// Outcome class without remoteness.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Wdl {
+    /// A win.
     Win,
+    /// A draw.
     Draw,
+    /// A loss.
     Loss,
 }
 

@@ -9,7 +9,7 @@
 
 use super::CliError;
 use crate::report::markdown::int as group;
-use qibase::game::{Game, TierKey};
+use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::games::AnyGame;
 use qibase::with_game;
 
@@ -201,7 +201,8 @@ mod tests {
         // cannon chess on 32 points, 15 a side: tiers far over 2^32 slots.
         let big = AnyGame::from_id("cannon-chess:board=8x4,pieces=15")
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(big.contains("numbering-table"), "{big}");
         let wide = AnyGame::from_id("cannon-chess:board=8x4,pieces=7").unwrap();
         let err = check(&wide, None).err().unwrap().message;

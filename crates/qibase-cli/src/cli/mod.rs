@@ -43,6 +43,27 @@ impl fmt::Display for CliError {
     }
 }
 
+/// A malformed or illegal position or move is bad input.
+impl From<qibase::ParseError> for CliError {
+    fn from(e: qibase::ParseError) -> Self {
+        CliError::input(e.to_string())
+    }
+}
+
+/// An unknown game or a bad variant key or value is bad input.
+impl From<qibase::games::SpecError> for CliError {
+    fn from(e: qibase::games::SpecError) -> Self {
+        CliError::input(e.to_string())
+    }
+}
+
+/// An unknown difficulty level is bad input.
+impl From<qibase::ai::UnknownDifficulty> for CliError {
+    fn from(e: qibase::ai::UnknownDifficulty) -> Self {
+        CliError::input(e.to_string())
+    }
+}
+
 impl From<qibase::tablebase::TbError> for CliError {
     /// Every tablebase problem is a failure while working (exit 1), its
     /// one line naming the file: a tier not solved (with the command that
@@ -64,5 +85,5 @@ pub type CliResult = Result<(), CliError>;
 
 /// Look a game up by id, as a CLI input error if unknown.
 pub fn game_by_id(id: &str) -> Result<qibase::games::AnyGame, CliError> {
-    qibase::games::AnyGame::from_id(id).map_err(CliError::input)
+    qibase::games::AnyGame::from_id(id).map_err(CliError::from)
 }

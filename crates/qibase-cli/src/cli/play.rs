@@ -14,8 +14,8 @@ use clap::{Args, ValueEnum};
 
 use super::{game_by_id, CliError, CliResult};
 use qibase::ai::{choose, Difficulty, Rng};
-use qibase::analysis::{analyse, open_oracle, pass_turn, position_value, Oracle};
-use qibase::game::{Game, Side};
+use qibase::analysis::{analyse, open_oracle, position_value, Oracle};
+use qibase::game::{Game, Notation, Rules, Side};
 use qibase::value::Value;
 use qibase::with_game;
 
@@ -262,7 +262,7 @@ impl<'g, G: Game> Session<'g, G> {
         s.push_str(&format!(
             " Why: {} to move, and {}.\n",
             self.name(to_move),
-            end.reason.describe()
+            self.g.describe_end(end.reason)
         ));
         say(&s);
         loop {
@@ -351,7 +351,7 @@ impl<'g, G: Game> Session<'g, G> {
                     continue;
                 }
                 Input::TimedOut => {
-                    let next = pass_turn(self.g, &self.pos)?;
+                    let next = self.g.pass(&self.pos);
                     say(&format!(
                         "\ntime is up: your turn passes to {}\n",
                         self.name(self.human.other())
@@ -430,10 +430,10 @@ impl<'g, G: Game> Session<'g, G> {
 
 pub fn run(a: &PlayArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
-    let level: Difficulty = a.difficulty.parse().map_err(CliError::input)?;
+    let level: Difficulty = a.difficulty.parse().map_err(CliError::from)?;
     with_game!(any, |g| {
         let initial = match &a.from {
-            Some(s) => g.parse_pos(s).map_err(CliError::input)?,
+            Some(s) => g.parse_pos(s).map_err(CliError::from)?,
             None => g.start(),
         };
         let (oracle, source) = open_oracle(g, &a.dir).map_err(CliError::failure)?;

@@ -9,7 +9,7 @@ use clap::Args;
 use super::{game_by_id, CliError, CliResult};
 use crate::api::{self, ErrorJson};
 use qibase::analysis::{analyse, principal_variation, Oracle, TablebaseOracle};
-use qibase::game::Game;
+use qibase::game::{Game, Notation, Rules};
 use qibase::tablebase::BlockCache;
 use qibase::value::Value;
 use qibase::with_game;
@@ -59,7 +59,7 @@ pub fn run(a: &QueryArgs) -> CliResult {
         out += &format!("position: {}\n", g.format_pos(&p));
         out += &format!("value:    {}\n", ans.value);
         if let Some(end) = ans.end {
-            out += &format!("game over: {}\n", end.reason.describe());
+            out += &format!("game over: {}\n", g.describe_end(end.reason));
         }
         if !ans.moves.is_empty() {
             out += "moves (value for the mover, best first):\n";
@@ -86,7 +86,7 @@ pub fn run(a: &QueryArgs) -> CliResult {
                     out += &format!(
                         "  ends in {}: {}\n",
                         g.format_pos(&last),
-                        end.reason.describe()
+                        g.describe_end(end.reason)
                     )
                 }
                 None => out += &format!("  reaches {}\n", g.format_pos(&last)),

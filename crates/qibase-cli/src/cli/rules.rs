@@ -5,7 +5,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::{game_by_id, CliError, CliResult};
-use qibase::game::Game;
+use qibase::game::{Game, Notation, Rules};
 use qibase::games::GAME_IDS;
 use qibase::with_game;
 
@@ -47,13 +47,13 @@ pub fn show(a: &ShowArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
         let p = match &a.position {
-            Some(s) => g.parse_pos(s).map_err(CliError::input)?,
+            Some(s) => g.parse_pos(s).map_err(CliError::from)?,
             None => g.start(),
         };
         print!("{}", g.diagram(&p, None));
         println!("{}", g.format_pos(&p));
         if let Some(end) = g.game_end(&p) {
-            println!("game over: {} ({})", end.reason.describe(), end.value);
+            println!("game over: {} ({})", g.describe_end(end.reason), end.value);
         }
         Ok(())
     })
@@ -71,7 +71,7 @@ pub struct MovesArgs {
 pub fn moves(a: &MovesArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
-        let p = g.parse_pos(&a.position).map_err(CliError::input)?;
+        let p = g.parse_pos(&a.position).map_err(CliError::from)?;
         let end = g.rule_end(&p);
         let mut ms = Vec::new();
         if end.is_none() {
@@ -88,13 +88,13 @@ pub fn moves(a: &MovesArgs) -> CliResult {
             println!("{}", crate::api::to_line(&crate::api::moves(g, &p)));
         } else {
             if let Some(e) = g.game_end(&p) {
-                println!("game over: {} ({})", e.reason.describe(), e.value);
+                println!("game over: {} ({})", g.describe_end(e.reason), e.value);
             }
             for (m, q, e) in &rows {
                 match e {
                     Some(e) => println!(
                         "{m:<8} {q}   ends: {} ({} for the side to move)",
-                        e.reason.describe(),
+                        g.describe_end(e.reason),
                         e.value
                     ),
                     None => println!("{m:<8} {q}"),
@@ -118,7 +118,7 @@ pub fn perft_cmd(a: &PerftArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
         let p = match &a.from {
-            Some(s) => g.parse_pos(s).map_err(CliError::input)?,
+            Some(s) => g.parse_pos(s).map_err(CliError::from)?,
             None => g.start(),
         };
         let t0 = Instant::now();

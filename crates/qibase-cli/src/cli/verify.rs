@@ -10,7 +10,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
-use qibase::game::{Game, TierKey};
+use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::solver::{check_tier, Lower};
 use qibase::tablebase::{TbError, TierStore};
 use qibase::value::Packed;

@@ -11,13 +11,13 @@
 //!   of the board and stands for as many positions as the orbit has members.
 //!
 //! How many positions a slot stands for is the game's own answer
-//! ([`Game::orbit_size`]); the report only splits it over the variants.
+//! ([`Tiers::orbit_size`](qibase::game::Tiers::orbit_size)); the report only splits it over the variants.
 
 use std::fmt::Write as _;
 
 use super::markdown::{int, verdict};
 use super::{Probe, ReportOptions};
-use qibase::game::{Game, Side};
+use qibase::game::{Game, Notation, Rules, Side, Tiers};
 use qibase::games::cannon_chess::{CannonChess, CcPos};
 use qibase::games::cannons::{Cannons, CannonsPos};
 use qibase::games::weiming::{Weiming, WeimingPos};
@@ -322,7 +322,7 @@ impl ReportGame for Cannons {
         for (sname, r3) in [("a3 e3", "S...S"), ("b3 d3", ".S.S.")] {
             for (cname, r1) in [("a1 e1", "C...C"), ("b1 d1", ".C.C."), ("b1 c1", ".CC..")] {
                 let text = format!("SSSSS/SSSSS/{r3}/...../{r1} C");
-                let p = self.parse_pos(&text)?;
+                let p = self.parse_pos(&text).map_err(|e| e.to_string())?;
                 let v = probe.value(&p)?;
                 let mark = if p == self.start() {
                     " (qibase's setup)"

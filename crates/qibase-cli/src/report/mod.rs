@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use qibase::analysis::{analyse, principal_variation, Oracle};
-use qibase::game::{Game, TierKey};
+use qibase::game::{Game, Rules, TierKey};
 use qibase::tablebase::TierStore;
 use qibase::value::{Packed, Value};
 
@@ -63,7 +63,7 @@ pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
 }
 
 /// A line of play: each move and the position after it.
-pub type Line<G> = Vec<(<G as Game>::Move, <G as Game>::Pos)>;
+pub type Line<G> = Vec<(<G as Rules>::Move, <G as Rules>::Pos)>;
 
 /// Probes positions, loading whole tiers on demand and keeping them.
 /// Move values and lines go through [`qibase::analysis`], so the report's

@@ -192,7 +192,7 @@ impl AppState {
     pub fn open(dir: &Path) -> Result<AppState, String> {
         let mut games = Vec::new();
         for id in GAME_IDS {
-            let g = AnyGame::from_id(id)?;
+            let g = AnyGame::from_id(id).map_err(|e| e.to_string())?;
             games.push((id.to_string(), open_service(g, dir)));
         }
         Ok(AppState {
@@ -223,7 +223,7 @@ impl AppState {
         if let Some((_, s)) = extra.iter().find(|(i, _)| i == id) {
             return Ok(s.clone());
         }
-        let game = AnyGame::from_id(id).map_err(|e| ApiError::new(code::UNKNOWN_GAME, e))?;
+        let game = AnyGame::from_id(id)?;
         if extra.len() >= MAX_EXTRA_GAMES {
             return Err(ApiError::new(
                 code::UNKNOWN_GAME,

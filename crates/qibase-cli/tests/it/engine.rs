@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use qibase::game::Game;
+use qibase::game::{Notation, Rules, Tiers};
 use qibase::games::Weiming;
 use qibase::solver::solve_in_memory;
 use qibase::value::Value;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use qibase::ai::{choose, Difficulty, Rng};
 use qibase::analysis::MemoryOracle;
-use qibase::game::{Game, Side, TierKey};
+use qibase::game::{Notation, Rules, Side, TierKey, Tiers};
 use qibase::games::Weiming;
 use qibase::solver::solve_in_memory;
 use qibase::value::{Packed, Value};
@@ -27,7 +27,7 @@ fn empty_dir() -> String {
 fn table_value(
     g: &Weiming,
     t: &HashMap<TierKey, Vec<Packed>>,
-    p: &<Weiming as Game>::Pos,
+    p: &<Weiming as Rules>::Pos,
 ) -> Value {
     let k = g.tier_of(p);
     Value::unpack(t[&k][g.rank(k, p) as usize]).unwrap()
@@ -37,12 +37,12 @@ fn table_value(
 fn is_optimal(
     g: &Weiming,
     t: &HashMap<TierKey, Vec<Packed>>,
-    p: &<Weiming as Game>::Pos,
+    p: &<Weiming as Rules>::Pos,
     text: &str,
 ) -> bool {
     let mut ms = Vec::new();
     g.moves(p, &mut ms);
-    let val = |m: &<Weiming as Game>::Move| Value::of_move_to(table_value(g, t, &g.apply(p, m)));
+    let val = |m: &<Weiming as Rules>::Move| Value::of_move_to(table_value(g, t, &g.apply(p, m)));
     let best = ms.iter().map(val).max().expect("a move exists");
     let m = g.parse_move(p, text).expect("program move is legal");
     val(&m) == best && best == table_value(g, t, p)
@@ -90,10 +90,10 @@ fn program_moves(out: &str) -> Vec<String> {
 fn script(
     g: &Weiming,
     oracle: &MemoryOracle<Weiming>,
-    start: <Weiming as Game>::Pos,
+    start: <Weiming as Rules>::Pos,
     human: Side,
     seed: u64,
-) -> (String, Vec<(<Weiming as Game>::Pos, String)>) {
+) -> (String, Vec<(<Weiming as Rules>::Pos, String)>) {
     let mut rng = Rng::new(seed);
     let mut p = start;
     let mut input = String::new();

@@ -6,9 +6,10 @@ use crate::common::{qibase, temp_dir};
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
 
+use qibase::game::{Rules, Tiers};
 use qibase::games::Weiming;
 use qibase::solver::solve_in_memory;
-use qibase::{Game, Value};
+use qibase::Value;
 
 fn num(s: &str) -> u64 {
     s.split_whitespace()

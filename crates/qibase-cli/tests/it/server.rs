@@ -11,7 +11,7 @@ use axum::http::{Method, Request, StatusCode};
 use axum::Router;
 use http_body_util::BodyExt;
 use qibase::ai::Difficulty;
-use qibase::game::{Game, Geometry};
+use qibase::game::{Geometry, Notation, Tiers};
 use qibase::games::Weiming;
 use qibase::tablebase::{tier_path, write_tier, TierStore};
 use qibase_cli::api::{ApiError, BestmoveJson, MovesJson, QueryJson};

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use qibase::game::Game;
+use qibase::game::{Rules, Tiers};
 use qibase::games::Weiming;
 use qibase::tablebase::internals::checksum::checksum64;
 use qibase::tablebase::internals::header::{Layout, PREAMBLE_LEN};

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::common::{qibase, temp_dir};
-use qibase::game::{Game, TierKey};
+use qibase::game::{Game, Notation, Rules, TierKey, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
 use qibase::solver::solve_in_memory;
 use qibase::tablebase::{

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use axum::http::StatusCode;
-use qibase::game::{Game, TierKey};
+use qibase::game::{Notation, Rules, TierKey, Tiers};
 use qibase::games::CannonChess;
 use serde_json::{json, Value as Json};
 

@@ -6,10 +6,12 @@
 pub struct RulesHasher(u64);
 
 impl RulesHasher {
+    /// A hasher in FNV-1a's initial state.
     pub fn new() -> RulesHasher {
         RulesHasher(0xcbf2_9ce4_8422_2325)
     }
 
+    /// Hash `bytes` in.
     pub fn feed(&mut self, bytes: &[u8]) -> &mut RulesHasher {
         for &b in bytes {
             self.0 ^= b as u64;
@@ -18,6 +20,7 @@ impl RulesHasher {
         self
     }
 
+    /// The hash of everything fed so far.
     pub fn finish(&self) -> u64 {
         self.0
     }

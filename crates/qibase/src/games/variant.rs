@@ -15,23 +15,29 @@
 //! where play starts, not the value of any position, so it is left out of
 //! the name and a setup variant reads the tables of its rules.
 
+use super::SpecError;
+
 /// One documented parameter of a game family.
 pub struct ParamDoc {
+    /// The key, e.g. `board`.
     pub key: &'static str,
     /// The accepted values, e.g. `lone|any` or `N`.
     pub values: &'static str,
+    /// One sentence on what it does and its default.
     pub help: &'static str,
 }
 
 /// A variant string split into its preset id and `key=value` pairs (in the
 /// order given; no key twice).
 pub struct RawSpec<'a> {
+    /// The preset id before the `:`.
     pub base: &'a str,
+    /// The `key=value` pairs after it.
     pub params: Vec<(&'a str, &'a str)>,
 }
 
 /// Split `GAME[:key=value,...]`; the error names what is malformed.
-pub fn split(spec: &str) -> Result<RawSpec<'_>, String> {
+pub fn split(spec: &str) -> Result<RawSpec<'_>, SpecError> {
     let spec = spec.trim();
     let Some((base, rest)) = spec.split_once(':') else {
         return Ok(RawSpec {
@@ -42,18 +48,24 @@ pub fn split(spec: &str) -> Result<RawSpec<'_>, String> {
     let mut params: Vec<(&str, &str)> = Vec::new();
     for item in rest.split(',') {
         let Some((k, v)) = item.split_once('=') else {
-            return Err(format!(
-                "malformed parameter '{item}' in variant '{spec}': expected key=value (GAME:key=value,key=value)"
-            ));
+            return Err(SpecError::Malformed {
+                message: format!(
+                    "malformed parameter '{item}' in variant '{spec}': expected key=value (GAME:key=value,key=value)"
+                ),
+            });
         };
         let (k, v) = (k.trim(), v.trim());
         if k.is_empty() || v.is_empty() {
-            return Err(format!(
-                "malformed parameter '{item}' in variant '{spec}': empty key or value"
-            ));
+            return Err(SpecError::Malformed {
+                message: format!(
+                    "malformed parameter '{item}' in variant '{spec}': empty key or value"
+                ),
+            });
         }
         if params.iter().any(|&(pk, _)| pk == k) {
-            return Err(format!("parameter '{k}' given twice in variant '{spec}'"));
+            return Err(SpecError::Malformed {
+                message: format!("parameter '{k}' given twice in variant '{spec}'"),
+            });
         }
         params.push((k, v));
     }
@@ -61,21 +73,25 @@ pub fn split(spec: &str) -> Result<RawSpec<'_>, String> {
 }
 
 /// The error for a key the family does not know.
-pub fn unknown_key(game: &str, key: &str, docs: &[ParamDoc]) -> String {
-    let keys: Vec<&str> = docs.iter().map(|d| d.key).collect();
-    format!(
-        "unknown parameter '{key}' for {game} (allowed: {})",
-        keys.join(", ")
-    )
+pub fn unknown_key(game: &str, key: &str, docs: &[ParamDoc]) -> SpecError {
+    SpecError::UnknownKey {
+        game: game.to_string(),
+        key: key.to_string(),
+        allowed: docs.iter().map(|d| d.key).collect(),
+    }
 }
 
 /// The error for a value outside a key's range.
-pub fn bad_value(key: &str, value: &str, allowed: &str) -> String {
-    format!("bad value '{value}' for parameter '{key}' (allowed: {allowed})")
+pub fn bad_value(key: &str, value: &str, allowed: &str) -> SpecError {
+    SpecError::BadValue {
+        key: key.to_string(),
+        value: value.to_string(),
+        allowed: allowed.to_string(),
+    }
 }
 
 /// `WxH` (files × ranks), each at least 1.
-pub fn parse_board(value: &str) -> Result<(u32, u32), String> {
+pub fn parse_board(value: &str) -> Result<(u32, u32), SpecError> {
     let bad = || {
         bad_value(
             "board",
@@ -84,7 +100,7 @@ pub fn parse_board(value: &str) -> Result<(u32, u32), String> {
         )
     };
     let (w, h) = value.split_once('x').ok_or_else(bad)?;
-    let parse = |s: &str| -> Result<u32, String> {
+    let parse = |s: &str| -> Result<u32, SpecError> {
         if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || s.len() > 3 {
             return Err(bad());
         }
@@ -92,15 +108,17 @@ pub fn parse_board(value: &str) -> Result<(u32, u32), String> {
     };
     let (w, h) = (parse(w)?, parse(h)?);
     if w == 0 || h == 0 || w > 26 || w * h > 32 || w * h < 2 {
-        return Err(format!(
-            "board {w}x{h} is not supported: at least 2 and at most 32 points (one bit each in a 32-bit board), at most 26 files"
-        ));
+        return Err(SpecError::Unsupported {
+            message: format!(
+                "board {w}x{h} is not supported: at least 2 and at most 32 points (one bit each in a 32-bit board), at most 26 files"
+            ),
+        });
     }
     Ok((w, h))
 }
 
 /// A count in `lo..=hi`.
-pub fn parse_count(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, String> {
+pub fn parse_count(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, SpecError> {
     let allowed = format!("a whole number from {lo} to {hi}");
     if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) || value.len() > 3 {
         return Err(bad_value(key, value, &allowed));
@@ -113,7 +131,7 @@ pub fn parse_count(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, Stri
 }
 
 /// One of a fixed list of words; returns its position in `words`.
-pub fn parse_word(key: &str, value: &str, words: &[&str]) -> Result<usize, String> {
+pub fn parse_word(key: &str, value: &str, words: &[&str]) -> Result<usize, SpecError> {
     words
         .iter()
         .position(|&w| w == value)
@@ -228,7 +246,9 @@ mod tests {
         assert!(parse_count("k", "21", 0, 20).is_err());
         assert!(parse_count("k", "+1", 0, 20).is_err());
         assert_eq!(parse_word("t", "any", &["lone", "any"]).unwrap(), 1);
-        let e = parse_word("t", "all", &["lone", "any"]).unwrap_err();
+        let e = parse_word("t", "all", &["lone", "any"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'t'") && e.contains("lone, any"), "{e}");
     }
 

@@ -104,20 +104,13 @@ pub fn pdep_portable(mut x: u32, mut mask: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn splitmix(s: &mut u64) -> u64 {
-        *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = *s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    use crate::rng::Rng;
 
     #[test]
     fn portable_and_hardware_agree_and_invert() {
-        let mut s = 7;
+        let mut rng = Rng::new(7);
         for _ in 0..100_000 {
-            let r = splitmix(&mut s);
+            let r = rng.next_u64();
             let (x, mask) = (r as u32, (r >> 32) as u32);
             let e = pext_portable(x, mask);
             assert_eq!(pext(x, mask), e);

@@ -7,13 +7,15 @@
 use rayon::prelude::*;
 
 use super::tier::Lower;
-use crate::game::{Game, TierKey};
+use crate::game::{TierKey, Tiers};
 use crate::value::{Packed, Value};
 
 /// A slot whose stored value disagrees with its moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Inconsistency {
+    /// The slot.
     pub index: u64,
+    /// The value stored in it (`None`: undecided).
     pub stored: Option<Value>,
     /// `None` if a child has no stored value.
     pub expected: Option<Value>,
@@ -32,7 +34,7 @@ pub struct CheckReport {
 
 /// The value a position must have, given the stored values of its children
 /// (`None` if some child has none).
-pub fn derive_value<G: Game>(
+pub fn derive_value<G: Tiers>(
     g: &G,
     p: &G::Pos,
     child_value: &dyn Fn(&G::Pos) -> Option<Value>,
@@ -54,7 +56,7 @@ pub fn derive_value<G: Game>(
 /// Check every used slot of tier `t` (`values`) against its children
 /// (looked up in `values` itself or in `lower`), keeping at most `limit`
 /// examples. `progress` is told how many slots each task went through.
-pub fn check_tier<G: Game>(
+pub fn check_tier<G: Tiers>(
     g: &G,
     t: TierKey,
     values: &[Packed],

@@ -1,6 +1,11 @@
 //! The generic retrograde solver: tier by tier, from least material up.
 //!
-//! It knows no game: everything goes through [`Game`]. [`solve_tier`]
+//! It knows no game: everything goes through [`Tiers`] (tiers, numbering,
+//! un-moves and the rank-list fast paths) and, as its supertrait,
+//! [`Rules`](crate::game::Rules) (the end rules of each position, and the
+//! moves behind the default rank lists); it never parses or prints a
+//! position (only [`solve_game`], which writes files through the
+//! tablebase's store, asks for a whole [`Game`]). [`solve_tier`]
 //! solves one tier in memory; [`solve_game`] runs the tiers of a game in
 //! order, loads each tier's dependencies from disk, writes every finished
 //! tier atomically and skips tiers that are already solved (resumable).
@@ -21,7 +26,7 @@ pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use tier::{solve_tier, Lower, Progress, SolvedTier};
 
-use crate::game::{Game, TierKey};
+use crate::game::{Game, TierKey, Tiers};
 use crate::tablebase::{self, TbError, TierMeta, TierStats, TierStore};
 use crate::value::Packed;
 
@@ -72,7 +77,9 @@ impl SolveObserver for () {}
 /// What happened to one tier.
 #[derive(Clone, Debug)]
 pub struct TierReport {
+    /// The tier.
     pub tier: TierKey,
+    /// Its name (`Tiers::tier_name`).
     pub name: String,
     /// Index slots of the tier (what the solver works on).
     pub slots: u64,
@@ -94,7 +101,7 @@ pub struct TierReport {
 
 /// Solve every tier of `g` (or of the subset) in memory, without files.
 /// Used by tests and small games; returns each tier's packed values.
-pub fn solve_in_memory<G: Game>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
+pub fn solve_in_memory<G: Tiers>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
     let mut done: HashMap<TierKey, Vec<Packed>> = HashMap::new();
     for t in g.tiers(max_pieces) {
         let mut lower = Lower::new();
@@ -155,6 +162,10 @@ impl PendingWrite {
 /// A lower tier that cannot be read (missing, damaged, other rules), or a
 /// tier file that cannot be written. Tiers finished before the error are
 /// on disk, and a later call resumes after them.
+///
+/// Bound on [`Game`], not only [`Tiers`]: the tier files go through
+/// [`TierStore`], which asks for a whole game (it uses only the
+/// [`Tiers`] part; the bound can be relaxed there).
 pub fn solve_game<G: Game>(
     g: &G,
     opts: &SolveOptions,

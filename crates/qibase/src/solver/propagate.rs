@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use super::tier::{
     is_open, lower_max, pack, Buckets, Found, Lower, COUNT, LOSSES, NOT_A_LOSS, WINS,
 };
-use crate::game::{Game, TierKey};
+use crate::game::{TierKey, Tiers};
 use crate::value::Value;
 
 /// How a tier's work is cut up, and whether open states keep their
@@ -90,14 +90,14 @@ struct Outbox {
 }
 
 /// Scratch space of a send task (rayon reuses it across tasks).
-struct SendWork<G: Game> {
+struct SendWork<G: Tiers> {
     parents: Vec<G::Pos>,
     parent_ranks: Vec<u64>,
     raw: Vec<u32>,
     counts: Vec<u32>,
 }
 
-impl<G: Game> Default for SendWork<G> {
+impl<G: Tiers> Default for SendWork<G> {
     fn default() -> Self {
         SendWork {
             parents: Vec::new(),
@@ -109,7 +109,7 @@ impl<G: Game> Default for SendWork<G> {
 }
 
 /// Scratch space of an apply task.
-struct ApplyWork<G: Game> {
+struct ApplyWork<G: Tiers> {
     moves: Vec<G::Move>,
     /// Lower-tier children of the parents in `losing`, back to back, and
     /// where each parent's run ends.
@@ -121,7 +121,7 @@ struct ApplyWork<G: Game> {
     touches: u64,
 }
 
-impl<G: Game> Default for ApplyWork<G> {
+impl<G: Tiers> Default for ApplyWork<G> {
     fn default() -> Self {
         ApplyWork {
             moves: Vec::new(),
@@ -135,7 +135,7 @@ impl<G: Game> Default for ApplyWork<G> {
 }
 
 /// What one level's propagation needs to know.
-pub(super) struct LevelJob<'a, G: Game> {
+pub(super) struct LevelJob<'a, G: Tiers> {
     pub g: &'a G,
     pub t: TierKey,
     pub lower: &'a Lower<'a>,
@@ -147,7 +147,7 @@ pub(super) struct LevelJob<'a, G: Game> {
     pub tuning: Tuning,
 }
 
-impl<G: Game> LevelJob<'_, G> {
+impl<G: Tiers> LevelJob<'_, G> {
     /// Propagate `positions`, all decided at this level, all losses
     /// (`is_loss`) or all wins, to their parents.
     pub fn propagate(&self, positions: &[u32], is_loss: bool) {
@@ -308,7 +308,7 @@ impl<G: Game> LevelJob<'_, G> {
     }
 }
 
-impl<G: Game> ApplyWork<G> {
+impl<G: Tiers> ApplyWork<G> {
     fn touches_flush(&mut self, total: &AtomicU64) {
         if self.touches > 0 {
             total.fetch_add(self.touches, Relaxed);

@@ -23,7 +23,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::propagate::{LevelJob, Tuning};
-use crate::game::{Game, TierKey};
+use crate::game::{TierKey, Tiers};
 use crate::tablebase::TierStats;
 use crate::value::{Packed, Value, UNDECIDED};
 
@@ -94,10 +94,12 @@ pub struct Lower<'a> {
 }
 
 impl<'a> Lower<'a> {
+    /// No lower tiers yet.
     pub fn new() -> Self {
         Lower { tiers: Vec::new() }
     }
 
+    /// Make tier `t`'s solved values readable.
     pub fn add(&mut self, t: TierKey, values: &'a [Packed]) {
         self.tiers.push((t, values));
     }
@@ -225,7 +227,7 @@ pub struct SolvedTier {
 
 /// Solve tier `t` of `g`, given its solved dependencies. `progress` is told
 /// how far the initial pass and the levels have got.
-pub fn solve_tier<G: Game>(
+pub fn solve_tier<G: Tiers>(
     g: &G,
     t: TierKey,
     lower: &Lower,
@@ -234,7 +236,7 @@ pub fn solve_tier<G: Game>(
     solve_tier_tuned(g, t, lower, progress, Tuning::default())
 }
 
-fn solve_tier_tuned<G: Game>(
+fn solve_tier_tuned<G: Tiers>(
     g: &G,
     t: TierKey,
     lower: &Lower,
@@ -362,7 +364,7 @@ fn solve_tier_tuned<G: Game>(
 
 /// Scratch space of one initial-pass task (reused, so nothing allocates
 /// per position).
-struct InitWork<G: Game> {
+struct InitWork<G: Tiers> {
     slots: Vec<(u64, G::Pos)>,
     moves: Vec<G::Move>,
     /// The children of one position: (tier, rank).
@@ -379,7 +381,7 @@ struct InitWork<G: Game> {
     touches: u64,
 }
 
-impl<G: Game> Default for InitWork<G> {
+impl<G: Tiers> Default for InitWork<G> {
     fn default() -> Self {
         InitWork {
             slots: Vec::new(),
@@ -397,7 +399,7 @@ impl<G: Game> Default for InitWork<G> {
 
 /// The initial pass over a batch of used slots: first every child's rank
 /// (prefetching lower-tier values), then the decisions.
-fn init_batch<G: Game>(
+fn init_batch<G: Tiers>(
     g: &G,
     t: TierKey,
     batch: &[(u64, G::Pos)],
@@ -553,7 +555,7 @@ mod tests {
     }
 
     /// Every tier of `g` up to `max` pieces, solved with `tuning`.
-    fn solve_all<G: Game>(g: &G, max: u32, tuning: Tuning) -> Vec<(TierKey, SolvedTier)> {
+    fn solve_all<G: Tiers>(g: &G, max: u32, tuning: Tuning) -> Vec<(TierKey, SolvedTier)> {
         let mut done: Vec<(TierKey, SolvedTier)> = Vec::new();
         for t in g.tiers(Some(max)) {
             let mut lower = Lower::new();

@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use qibase::ai::{choose, Difficulty, Rng};
-use qibase::analysis::{analyse, pass_turn, principal_variation, MemoryOracle, Oracle};
-use qibase::game::{Game, TierKey};
+use qibase::analysis::{analyse, principal_variation, MemoryOracle, Oracle};
+use qibase::game::{Game, Notation, Rules, TierKey};
 use qibase::games::{CannonChess, Weiming};
 use qibase::solver::solve_in_memory;
 use qibase::value::{Packed, Value, Wdl};
@@ -255,9 +255,9 @@ fn analysis_order_and_principal_variation() {
 fn a_pass_switches_sides_and_frees_the_shared_piece() {
     let g = Weiming::new();
     let p = g.parse_pos("XXX/.S./OOO O !").unwrap();
-    assert_eq!(g.format_pos(&pass_turn(&g, &p).unwrap()), "XXX/.S./OOO X -");
+    assert_eq!(g.format_pos(&g.pass(&p)), "XXX/.S./OOO X -");
     let q = g.parse_pos("X.X/SXO/O.O X -").unwrap();
-    assert_eq!(g.format_pos(&pass_turn(&g, &q).unwrap()), "X.X/SXO/O.O O -");
+    assert_eq!(g.format_pos(&g.pass(&q)), "X.X/SXO/O.O O -");
     let oracle = MemoryOracle::solve(&g, None);
-    assert!(oracle.value(&pass_turn(&g, &p).unwrap()).is_ok());
+    assert!(oracle.value(&g.pass(&p)).is_ok());
 }

@@ -4,8 +4,9 @@
 //! checked against the symmetries.
 
 use qibase::contract::{check_game, check_values, Clause, Scope};
-use qibase::game::Game;
+use qibase::game::{Game, Notation, Rules, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
+use qibase::rng::Rng;
 use qibase::solver::solve_in_memory;
 
 /// Walk `g`: the closed subset up to `max_pieces` slot by slot (tiers up to
@@ -66,50 +67,42 @@ fn three_cannons_keeps_the_contract() {
     check(&Cannons::three_cannons(), Some(4), 300_000);
 }
 
-/// Seeded PRNG (splitmix64).
-struct Rng(u64);
+/// Uniform in `0..n`.
+fn below(rng: &mut Rng, n: u32) -> u32 {
+    rng.below(n as usize) as u32
+}
 
-impl Rng {
-    fn below(&mut self, n: u32) -> u32 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) % n as u64) as u32
-    }
-
-    /// A board string of `w` × `h` with the given pieces on random points.
-    fn board(&mut self, w: u32, h: u32, pieces: &[(char, u32)]) -> String {
-        let n = w * h;
-        let mut cells = vec!['.'; n as usize];
-        for &(c, k) in pieces {
-            for _ in 0..k {
-                let mut q = self.below(n) as usize;
-                while cells[q] != '.' {
-                    q = self.below(n) as usize;
-                }
-                cells[q] = c;
+/// A board string of `w` × `h` with the given pieces on random points.
+fn random_board(rng: &mut Rng, w: u32, h: u32, pieces: &[(char, u32)]) -> String {
+    let n = w * h;
+    let mut cells = vec!['.'; n as usize];
+    for &(c, k) in pieces {
+        for _ in 0..k {
+            let mut q = rng.below(n as usize);
+            while cells[q] != '.' {
+                q = rng.below(n as usize);
             }
+            cells[q] = c;
         }
-        (0..h)
-            .rev()
-            .map(|r| {
-                cells[(r * w) as usize..((r + 1) * w) as usize]
-                    .iter()
-                    .collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("/")
     }
+    (0..h)
+        .rev()
+        .map(|r| {
+            cells[(r * w) as usize..((r + 1) * w) as usize]
+                .iter()
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 #[test]
 fn random_cannon_chess_variants_keep_the_contract() {
-    let mut rng = Rng(2026);
+    let mut rng = Rng::new(2026);
     for k in 0..6 {
-        let (w, h) = (3 + rng.below(3), 3 + rng.below(2));
-        let (x, o) = (1 + rng.below(3), 1 + rng.below(3));
-        let start = format!("{} X", rng.board(w, h, &[('X', x), ('O', o)]));
+        let (w, h) = (3 + below(&mut rng, 3), 3 + below(&mut rng, 2));
+        let (x, o) = (1 + below(&mut rng, 3), 1 + below(&mut rng, 3));
+        let start = format!("{} X", random_board(&mut rng, w, h, &[('X', x), ('O', o)]));
         let id = format!("random-cc-{k}");
         let g = CannonChess::new(&id, &id, w, h, &start)
             .unwrap_or_else(|e| panic!("{w}x{h} {start}: {e}"));
@@ -119,12 +112,12 @@ fn random_cannon_chess_variants_keep_the_contract() {
 
 #[test]
 fn random_cannons_variants_keep_the_contract() {
-    let mut rng = Rng(1911);
+    let mut rng = Rng::new(1911);
     for k in 0..6 {
-        let (w, h) = (3 + rng.below(3), 3 + rng.below(2));
-        let c = 1 + rng.below(2);
-        let s = (4 + rng.below(4)).min(w * h - c);
-        let start = format!("{} C", rng.board(w, h, &[('C', c), ('S', s)]));
+        let (w, h) = (3 + below(&mut rng, 3), 3 + below(&mut rng, 2));
+        let c = 1 + below(&mut rng, 2);
+        let s = (4 + below(&mut rng, 4)).min(w * h - c);
+        let start = format!("{} C", random_board(&mut rng, w, h, &[('C', c), ('S', s)]));
         let id = format!("random-cannons-{k}");
         let g = Cannons::new(&id, &id, w, h, c, s, &start);
         check(&g, Some(6), 150_000);
@@ -169,105 +162,145 @@ fn a_broken_contract_is_caught() {
     }
 }
 
-impl Game for Wrong {
-    type Pos = <CannonChess as Game>::Pos;
-    type Move = <CannonChess as Game>::Move;
-    fn id(&self) -> &str {
-        self.0.id()
-    }
-    fn title(&self) -> &str {
-        self.0.title()
-    }
-    fn board_desc(&self) -> String {
-        self.0.board_desc()
-    }
-    fn material_desc(&self) -> String {
-        self.0.material_desc()
-    }
-    fn rules_hash(&self) -> u64 {
-        self.0.rules_hash()
-    }
-    fn side_letter(&self, s: qibase::Side) -> char {
-        self.0.side_letter(s)
-    }
+impl Rules for Wrong {
+    type Pos = <CannonChess as Rules>::Pos;
+
+    type Move = <CannonChess as Rules>::Move;
+
     fn start(&self) -> Self::Pos {
         self.0.start()
     }
+
     fn side_to_move(&self, p: &Self::Pos) -> qibase::Side {
         self.0.side_to_move(p)
     }
-    fn parse_pos(&self, s: &str) -> Result<Self::Pos, String> {
-        self.0.parse_pos(s)
-    }
-    fn format_pos(&self, p: &Self::Pos) -> String {
-        self.0.format_pos(p)
-    }
-    fn diagram(&self, p: &Self::Pos, l: Option<&Self::Move>) -> String {
-        self.0.diagram(p, l)
-    }
-    fn format_move(&self, m: &Self::Move) -> String {
-        self.0.format_move(m)
-    }
-    fn point_names(&self) -> Vec<String> {
-        self.0.point_names()
-    }
-    fn occupancy(&self, p: &Self::Pos) -> Vec<char> {
-        self.0.occupancy(p)
-    }
-    fn geometry(&self) -> qibase::game::Geometry {
-        self.0.geometry()
-    }
+
     fn rule_end(&self, p: &Self::Pos) -> Option<qibase::GameEnd> {
         self.0.rule_end(p)
     }
+
     fn moves(&self, p: &Self::Pos, out: &mut Vec<Self::Move>) {
         self.0.moves(p, out)
     }
+
     fn apply(&self, p: &Self::Pos, m: &Self::Move) -> Self::Pos {
         self.0.apply(p, m)
     }
+
+    fn pass(&self, p: &Self::Pos) -> Self::Pos {
+        self.0.pass(p)
+    }
+}
+
+impl Notation for Wrong {
+    fn title(&self) -> &str {
+        self.0.title()
+    }
+
+    fn board_desc(&self) -> String {
+        self.0.board_desc()
+    }
+
+    fn material_desc(&self) -> String {
+        self.0.material_desc()
+    }
+
+    fn side_letter(&self, s: qibase::Side) -> char {
+        self.0.side_letter(s)
+    }
+
+    fn parse_pos(&self, s: &str) -> Result<Self::Pos, qibase::ParseError> {
+        self.0.parse_pos(s)
+    }
+
+    fn format_pos(&self, p: &Self::Pos) -> String {
+        self.0.format_pos(p)
+    }
+
+    fn diagram(&self, p: &Self::Pos, l: Option<&Self::Move>) -> String {
+        self.0.diagram(p, l)
+    }
+
+    fn format_move(&self, m: &Self::Move) -> String {
+        self.0.format_move(m)
+    }
+
+    fn point_names(&self) -> Vec<String> {
+        self.0.point_names()
+    }
+
+    fn occupancy(&self, p: &Self::Pos) -> Vec<char> {
+        self.0.occupancy(p)
+    }
+
+    fn geometry(&self) -> qibase::game::Geometry {
+        self.0.geometry()
+    }
+}
+
+impl Tiers for Wrong {
+    fn id(&self) -> &str {
+        self.0.id()
+    }
+
+    fn rules_hash(&self) -> u64 {
+        self.0.rules_hash()
+    }
+
     fn tiers(&self, m: Option<u32>) -> Vec<u32> {
         self.0.tiers(m)
     }
+
     fn tier_name(&self, t: u32) -> String {
         self.0.tier_name(t)
     }
+
     fn tier_of(&self, p: &Self::Pos) -> u32 {
         self.0.tier_of(p)
     }
+
     fn tier_max_pieces(&self, t: u32) -> u32 {
         self.0.tier_max_pieces(t)
     }
+
     fn tier_size(&self, t: u32) -> u64 {
         self.0.tier_size(t)
     }
+
     fn tier_positions(&self, t: u32) -> u64 {
         self.0.tier_positions(t)
     }
+
     fn tier_deps(&self, t: u32) -> Vec<u32> {
         self.0.tier_deps(t)
     }
+
     fn rank(&self, t: u32, p: &Self::Pos) -> u64 {
         self.0.rank(t, p)
     }
+
     fn unrank(&self, t: u32, i: u64) -> Self::Pos {
         self.0.unrank(t, i)
     }
+
     fn unmoves(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>) {
         self.0.unmoves(p, out)
     }
+
     fn symmetry_images(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>) {
         match self.1 {
             Fault::NoImages => out.push(*p),
             _ => self.0.symmetry_images(p, out),
         }
     }
+
     fn orbit_size(&self, p: &Self::Pos) -> u64 {
         match self.1 {
             Fault::NoImages => 1,
             _ => self.0.orbit_size(p),
         }
     }
+
     fn child_ranks(&self, p: &Self::Pos, moves: &mut Vec<Self::Move>, out: &mut Vec<(u32, u64)>) {
         let start = out.len();
         self.0.child_ranks(p, moves, out);
@@ -278,9 +311,11 @@ impl Game for Wrong {
             }
         }
     }
+
     fn in_tier_children_may_share_slots(&self, p: &Self::Pos) -> bool {
         self.1 != Fault::DistinctChildren && self.0.in_tier_children_may_share_slots(p)
     }
+
     fn unmove_ranks(
         &self,
         t: u32,

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use qibase::game::{Game, TierKey};
+use qibase::game::{Game, TierKey, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
 use qibase::solver::{check_tier, solve_in_memory, Lower};
 use qibase::value::{Packed, Value};

@@ -9,7 +9,7 @@
 //! per symmetry class, so each slot is weighted by the size of its orbit
 //! under the board's 8 symmetries.
 
-use qibase::game::{Game, Side};
+use qibase::game::{Notation, Side, Tiers};
 use qibase::games::{AnyGame, Cannons};
 use qibase::numbering::binom;
 use qibase::solver::solve_in_memory;

@@ -1,102 +1,18 @@
 //! Rules, notation, numbering and un-moves of Weiming Shuang Cheng Chess III,
-//! checked against hand-made positions and against a deliberately naive
-//! move generator that shares no code or tables with the engine.
+//! checked against hand-made positions and against the deliberately naive
+//! move generator of `naive/weiming.rs`, which shares no code or tables
+//! with the engine (the perft counts are in `data/perft/`).
 
 use std::collections::HashSet;
 
 use qibase::contract::{check_game, Scope};
-use qibase::game::{EndReason, Game, Side};
+use qibase::game::{EndReason, Notation, ParseError, Rules, Side, Tiers};
 use qibase::games::weiming::{WeimingMove, WeimingPos};
 use qibase::games::Weiming;
-use qibase::perft;
 use qibase::Value;
 
-/// The naive reference: a board of chars in position-string order and an
-/// adjacency list typed out by hand from the RULES picture.
-mod naive {
-    pub const NAMES: [&str; 9] = ["tl", "tm", "tr", "s", "x", "m", "bl", "bm", "br"];
-
-    pub fn neighbours(name: &str) -> &'static [&'static str] {
-        match name {
-            "tl" => &["tm", "x"],
-            "tm" => &["tl", "tr", "x", "m"],
-            "tr" => &["tm", "br"],
-            "s" => &["x"],
-            "x" => &["tl", "tm", "s", "m", "bl", "bm"],
-            "m" => &["tm", "x", "bm"],
-            "bl" => &["x", "bm"],
-            "bm" => &["bl", "x", "m", "br"],
-            "br" => &["bm", "tr"],
-            _ => panic!("no point {name}"),
-        }
-    }
-
-    #[derive(Clone, PartialEq, Eq, Debug)]
-    pub struct State {
-        pub board: [char; 9],
-        pub side: char,
-        pub locked: bool,
-    }
-
-    fn idx(name: &str) -> usize {
-        NAMES.iter().position(|&n| n == name).unwrap()
-    }
-
-    pub fn from_str(s: &str) -> State {
-        let parts: Vec<&str> = s.split(' ').collect();
-        let cells: Vec<char> = parts[0].chars().filter(|&c| c != '/').collect();
-        let mut board = ['.'; 9];
-        board.copy_from_slice(&cells);
-        State {
-            board,
-            side: parts[1].chars().next().unwrap(),
-            locked: parts[2] == "!",
-        }
-    }
-
-    pub fn to_string(st: &State) -> String {
-        let b: String = st.board.iter().collect();
-        format!(
-            "{}/{}/{} {} {}",
-            &b[0..3],
-            &b[3..6],
-            &b[6..9],
-            st.side,
-            if st.locked { "!" } else { "-" }
-        )
-    }
-
-    /// Every legal move as (move string, resulting state).
-    pub fn moves(st: &State) -> Vec<(String, State)> {
-        let mut out = Vec::new();
-        for from in NAMES {
-            let c = st.board[idx(from)];
-            let may_move = c == st.side || (c == 'S' && !st.locked);
-            if !may_move {
-                continue;
-            }
-            for &to in neighbours(from) {
-                if st.board[idx(to)] != '.' {
-                    continue;
-                }
-                let mut next = st.clone();
-                next.board[idx(to)] = c;
-                next.board[idx(from)] = '.';
-                next.side = if st.side == 'X' { 'O' } else { 'X' };
-                next.locked = c == 'S';
-                out.push((format!("{from}-{to}"), next));
-            }
-        }
-        out
-    }
-
-    pub fn perft(st: &State, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
-        }
-        moves(st).iter().map(|(_, n)| perft(n, depth - 1)).sum()
-    }
-}
+use crate::naive::weiming::{self as naive, idx, Naive};
+use crate::naive::NaiveGame;
 
 fn g() -> Weiming {
     Weiming::new()
@@ -187,9 +103,9 @@ fn locked_shared_piece_cannot_move() {
     assert_eq!(g.format_pos(&p), "XXX/.S./OOO O !");
     // S on x could go to s or m, but O may not move it.
     assert_eq!(move_strings(&p), sorted(&["bm-m"]));
-    let e = g.parse_move(&p, "x-m").unwrap_err();
+    let e = g.parse_move(&p, "x-m").unwrap_err().to_string();
     assert!(e.contains("locked"), "{e}");
-    let e = g.parse_move(&p, "x-s").unwrap_err();
+    let e = g.parse_move(&p, "x-s").unwrap_err().to_string();
     assert!(e.contains("locked"), "{e}");
 }
 
@@ -211,7 +127,7 @@ fn one_player_moves_shared_piece_on_consecutive_own_turns() {
     let p = play(&p, "bm-m"); // O must move an own piece
     let p = play(&p, "x-bm"); // X moves S again
     assert_eq!(g.format_pos(&p), "XXX/..O/OSO O !");
-    let e = g.parse_move(&p, "bm-x").unwrap_err();
+    let e = g.parse_move(&p, "bm-x").unwrap_err().to_string();
     assert!(e.contains("locked"), "{e}");
     let p = play(&p, "m-x"); // O's own piece frees S
     assert_eq!(g.format_pos(&p), "XXX/.O./OSO X -");
@@ -266,10 +182,10 @@ fn lines_of_the_board() {
     for m in [
         "tl-bl", "s-tl", "s-bl", "m-tr", "x-tr", "x-br", "m-br", "m-bl",
     ] {
-        let e = g.parse_move(&p, m).unwrap_err();
+        let e = g.parse_move(&p, m).unwrap_err().to_string();
         assert!(e.starts_with("illegal"), "{m}: {e}");
     }
-    let e = g.parse_move(&p, "tl-bl").unwrap_err();
+    let e = g.parse_move(&p, "tl-bl").unwrap_err().to_string();
     assert!(e.contains("not joined"), "{e}");
     // Every line, both ways, for an own piece and for the shared piece.
     let lines = [
@@ -305,10 +221,6 @@ fn lines_of_the_board() {
     assert_eq!(checked, 13 * 2 * 4);
 }
 
-fn idx(name: &str) -> usize {
-    naive::NAMES.iter().position(|&n| n == name).unwrap()
-}
-
 /// A legal position string with `mover` on `from`, `to` empty, `side` to move
 /// and the shared piece free.
 fn board_with(from: &str, to: &str, mover: char, side: char) -> String {
@@ -325,7 +237,7 @@ fn board_with(from: &str, to: &str, mover: char, side: char) -> String {
             }
         }
     }
-    naive::to_string(&naive::State {
+    Naive.format(&naive::State {
         board: b,
         side,
         locked: false,
@@ -341,7 +253,7 @@ fn parse_format_round_trip_everywhere() {
     for p in all_positions() {
         let s = g.format_pos(&p);
         assert_eq!(g.parse_pos(&s), Ok(p), "{s}");
-        assert_eq!(naive::to_string(&naive::from_str(&s)), s);
+        assert_eq!(Naive.format(&Naive.parse(&s)), s);
         let occ: String = g.occupancy(&p).into_iter().collect();
         assert_eq!(occ, s[0..11].replace('/', ""));
         assert!(seen.insert(s));
@@ -374,7 +286,7 @@ fn malformed_positions() {
         ("XXX/S../OOO X - 7", "unexpected"),
     ];
     for (s, want) in cases {
-        let e = g.parse_pos(s).unwrap_err();
+        let e = g.parse_pos(s).unwrap_err().to_string();
         assert!(e.contains(want), "'{s}': got '{e}', want '{want}'");
     }
     assert_eq!(g.parse_pos("  XXX/S../OOO X -  "), Ok(g.start()));
@@ -395,6 +307,8 @@ fn malformed_and_illegal_moves() {
     ];
     for (m, want) in malformed {
         let e = g.parse_move(&start, m).unwrap_err();
+        assert!(matches!(e, ParseError::Malformed { .. }), "'{m}': {e}");
+        let e = e.to_string();
         assert!(e.starts_with("malformed"), "'{m}': {e}");
         assert!(e.contains(want), "'{m}': got '{e}', want '{want}'");
     }
@@ -408,11 +322,13 @@ fn malformed_and_illegal_moves() {
     ];
     for (m, want) in illegal {
         let e = g.parse_move(&start, m).unwrap_err();
+        assert!(matches!(e, ParseError::IllegalMove { .. }), "'{m}': {e}");
+        let e = e.to_string();
         assert!(e.starts_with("illegal"), "'{m}': {e}");
         assert!(e.contains(want), "'{m}': got '{e}', want '{want}'");
     }
     let locked = pos("XXX/.S./OOO O !");
-    let e = g.parse_move(&locked, "x-m").unwrap_err();
+    let e = g.parse_move(&locked, "x-m").unwrap_err().to_string();
     assert!(e.starts_with("illegal") && e.contains("locked"), "{e}");
     assert_eq!(
         g.parse_move(&start, " s-x "),
@@ -436,7 +352,8 @@ fn parse_move_agrees_with_move_list_everywhere() {
                     }
                     Err(e) => {
                         assert!(!legal.contains(&m), "{m} in {}: {e}", g.format_pos(&p));
-                        assert!(e.starts_with("illegal"), "{e}");
+                        assert!(matches!(e, ParseError::IllegalMove { .. }), "{e}");
+                        assert!(e.to_string().starts_with("illegal"), "{e}");
                     }
                 }
             }
@@ -479,9 +396,10 @@ fn move_generation_matches_naive_everywhere() {
                 .map(|m| (g.format_move(m), g.format_pos(&g.apply(&p, m))))
                 .collect()
         };
-        let mut theirs: Vec<(String, String)> = naive::moves(&naive::from_str(&s))
+        let mut theirs: Vec<(String, String)> = Naive
+            .children(&Naive.parse(&s))
             .into_iter()
-            .map(|(m, n)| (m, naive::to_string(&n)))
+            .map(|(m, n)| (m, Naive.format(&n)))
             .collect();
         mine.sort();
         theirs.sort();
@@ -495,22 +413,6 @@ fn move_generation_matches_naive_everywhere() {
                 assert_eq!(e.reason, EndReason::NoLegalMove);
             }
         }
-    }
-}
-
-/// perft from the start, counts per depth.
-const PERFT: [u64; 14] = [
-    4, 6, 19, 68, 167, 361, 1061, 3181, 8171, 20523, 57285, 161715, 428936, 1125206,
-];
-
-#[test]
-fn perft_from_start() {
-    let g = g();
-    let start = naive::from_str("XXX/S../OOO X -");
-    for (d, &want) in PERFT.iter().enumerate() {
-        let d = d as u32 + 1;
-        assert_eq!(perft(&g, &g.start(), d), want, "engine perft {d}");
-        assert_eq!(naive::perft(&start, d), want, "naive perft {d}");
     }
 }
 

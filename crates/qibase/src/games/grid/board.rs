@@ -1,0 +1,144 @@
+//! The board part of a grid position string (`OOOO/O..O/..../X..X/XXXX`):
+//! ranks from the top, separated by `/`, one character per point.
+
+use std::fmt;
+
+/// What is wrong with a board string, in terms each family words its own
+/// way (the messages users see come from the family's notation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoardError {
+    /// Not `h` ranks: `found` of them.
+    RankCount {
+        /// Ranks in the string.
+        found: usize,
+    },
+    /// Rank `rank` (1 = bottom) is `text`, with `len` points instead of `w`.
+    RankLength {
+        /// The rank's number (1 = bottom).
+        rank: u32,
+        /// The rank as written.
+        text: String,
+        /// Its number of points.
+        len: usize,
+    },
+    /// A character that is neither a piece letter nor `.` on rank `rank`.
+    UnknownChar {
+        /// The character.
+        c: char,
+        /// The rank's number (1 = bottom).
+        rank: u32,
+    },
+}
+
+impl fmt::Display for BoardError {
+    /// A generic wording (the families use their own).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoardError::RankCount { found } => write!(f, "{found} ranks"),
+            BoardError::RankLength { rank, text, len } => {
+                write!(f, "rank {rank} ('{text}') has {len} points")
+            }
+            BoardError::UnknownChar { c, rank } => {
+                write!(f, "unknown character '{c}' on rank {rank}")
+            }
+        }
+    }
+}
+
+/// The bitboards of the two piece letters `letters` in `board`, a
+/// `w` × `h` board string; ranks are checked from the top, each for its
+/// length and then its characters, and the first fault is returned.
+pub fn read_board(board: &str, w: u32, h: u32, letters: [char; 2]) -> Result<[u32; 2], BoardError> {
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != h as usize {
+        return Err(BoardError::RankCount { found: ranks.len() });
+    }
+    let mut sets = [0u32; 2];
+    for (i, text) in ranks.iter().enumerate() {
+        let rank = h - i as u32; // 1 = bottom
+        let len = text.chars().count();
+        if len != w as usize {
+            return Err(BoardError::RankLength {
+                rank,
+                text: text.to_string(),
+                len,
+            });
+        }
+        for (file, c) in text.chars().enumerate() {
+            let bit = 1u32 << ((rank - 1) * w + file as u32);
+            match letters.iter().position(|&l| l == c) {
+                Some(k) => sets[k] |= bit,
+                None if c == '.' => {}
+                None => return Err(BoardError::UnknownChar { c, rank }),
+            }
+        }
+    }
+    Ok(sets)
+}
+
+/// The board string of a `w` × `h` board: each point shows the letter of
+/// the first of `pieces` (bitboard, letter) that holds it, else `.`.
+pub fn write_board(w: u32, h: u32, pieces: &[(u32, char)]) -> String {
+    let mut s = String::with_capacity((w * h + h) as usize);
+    for rank in (0..h).rev() {
+        for file in 0..w {
+            s.push(char_at(pieces, rank * w + file));
+        }
+        if rank > 0 {
+            s.push('/');
+        }
+    }
+    s
+}
+
+/// The character on each of the `n` points, in point order: the letter of
+/// the first of `pieces` (bitboard, letter) that holds it, else `.`.
+pub fn occupancy(n: u32, pieces: &[(u32, char)]) -> Vec<char> {
+    (0..n).map(|pt| char_at(pieces, pt)).collect()
+}
+
+fn char_at(pieces: &[(u32, char)], pt: u32) -> char {
+    pieces
+        .iter()
+        .find(|(bits, _)| bits >> pt & 1 != 0)
+        .map_or('.', |&(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boards_round_trip() {
+        let b = "OO./.../.XX";
+        let [x, o] = read_board(b, 3, 3, ['X', 'O']).unwrap();
+        assert_eq!((x, o), (0b110, 0b011 << 6));
+        assert_eq!(write_board(3, 3, &[(x, 'X'), (o, 'O')]), b);
+    }
+
+    #[test]
+    fn faults_in_order() {
+        let read = |b| read_board(b, 3, 2, ['C', 'S']);
+        assert_eq!(read("..."), Err(BoardError::RankCount { found: 1 }));
+        assert_eq!(
+            read("..../x"),
+            Err(BoardError::RankLength {
+                rank: 2,
+                text: "....".into(),
+                len: 4
+            })
+        );
+        assert_eq!(
+            read(".x./.."),
+            Err(BoardError::UnknownChar { c: 'x', rank: 2 })
+        );
+    }
+
+    #[test]
+    fn occupancy_marks_pieces() {
+        assert_eq!(
+            occupancy(4, &[(0b0001, 'X'), (0b0100, 'O')]),
+            ['X', '.', 'O', '.']
+        );
+    }
+}
