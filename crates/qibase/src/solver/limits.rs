@@ -125,9 +125,9 @@ mod tests {
         // The largest remoteness packs below the open states; one more
         // does not.
         for v in [Value::Win(MAX_REMOTENESS), Value::Loss(MAX_REMOTENESS)] {
-            assert!(v.pack() < state::OPEN, "{v}");
+            assert!(v.pack().to_bits() < state::OPEN, "{v}");
         }
-        assert!(Value::Win(MAX_REMOTENESS + 1).pack() >= state::OPEN);
+        assert!(Value::Win(MAX_REMOTENESS + 1).pack().to_bits() >= state::OPEN);
         assert_eq!(MAX_IN_TIER_CHILDREN, 127);
         assert_eq!(MAX_TIER_SLOTS, 4_294_967_295);
     }

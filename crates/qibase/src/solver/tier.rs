@@ -30,9 +30,10 @@ use crate::value::{Packed, Value, UNDECIDED};
 
 /// The solver's per-slot state word.
 ///
-/// * `0` ([`UNDECIDED`]): the slot holds no position (symmetry reduction),
+/// * `0` ([`Packed::UNDECIDED`]'s word): the slot holds no position
+///   (symmetry reduction),
 ///   or the initial pass has not reached it yet;
-/// * `1 ..= OPEN - 1`: a decided packed value ([`Value::pack`]);
+/// * `1 ..= OPEN - 1`: a decided packed value's word ([`Packed::to_bits`]);
 /// * `OPEN | lower << 8 | flag | count`: an undecided position with `count`
 ///   undecided distinct in-tier children. `NOT_A_LOSS` says that a
 ///   lower-tier child is a loss or a draw, so it can never become a loss;
@@ -73,7 +74,7 @@ pub(super) mod state {
 pub(super) use state::{is_open, lower_max, COUNT, NOT_A_LOSS, OPEN};
 
 // The store starts as an array of zeros, which must mean "undecided".
-const _: () = assert!(UNDECIDED == 0);
+const _: () = assert!(UNDECIDED.to_bits() == 0);
 
 /// Slots handled per rayon task of the initial pass.
 const CHUNK: usize = 1 << 12;
@@ -162,7 +163,7 @@ fn missing(t: TierKey, i: u64) -> ! {
 /// Pack a decided value, which must stay below the open states.
 #[inline]
 pub(super) fn pack(v: Value) -> u16 {
-    let p = v.pack();
+    let p = v.pack().to_bits();
     assert!(
         p < OPEN,
         "remoteness {v} too large for the solver's state word"
@@ -272,12 +273,12 @@ fn solve_tier_tuned<G: Tiers>(
 ) -> Result<SolvedTier, LimitError> {
     check_tier_size(g, t)?;
     let n = g.tier_size(t) as usize;
-    let mut store = crate::hugemem::zeroed_u16(n);
+    let mut store = Packed::vec_from_bits(crate::hugemem::zeroed_u16(n));
     let touches = AtomicU64::new(0);
     let mut stats = TierStats::default();
     let t0 = Instant::now();
     {
-        let states = as_atomic_u16(&mut store);
+        let states = as_atomic_u16(Packed::slice_as_bits_mut(&mut store));
 
         // 1. Initial pass: rule ends, lower-tier children, in-tier counters.
         // Each task hands its finds to the shared queues as it ends, so the
@@ -366,10 +367,10 @@ fn solve_tier_tuned<G: Tiers>(
                     part.unused += 1;
                     continue;
                 }
-                if is_open(*s) {
-                    *s = Value::Draw.pack();
+                if is_open(s.to_bits()) {
+                    *s = Packed::DRAW;
                 }
-                match Value::unpack(*s).unwrap() {
+                match s.value().unwrap() {
                     Value::Win(r) => {
                         part.wins += 1;
                         part.max_win = part.max_win.max(r);
@@ -554,7 +555,7 @@ mod tests {
         assert!(largest < MAX_REMOTENESS);
         for v in [Value::Draw, Value::Loss(largest), Value::Win(largest)] {
             assert!(!is_open(pack(v)));
-            assert_ne!(pack(v), UNDECIDED);
+            assert_ne!(pack(v), UNDECIDED.to_bits());
         }
         assert!(is_open(OPEN));
         assert!(is_open(state::open(COUNT, true, u16::MAX)));
