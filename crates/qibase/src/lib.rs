@@ -12,6 +12,7 @@
 //! * [`rng`] — the one seeded random generator (splitmix64).
 
 #![warn(missing_docs)]
+#![warn(clippy::missing_errors_doc)]
 
 pub mod ai;
 pub mod analysis;
@@ -23,9 +24,6 @@ mod perft;
 pub mod rng;
 pub mod solver;
 mod sys;
-// The tablebase module is being restructured separately; its public items
-// get their docs there, and this allow goes with it.
-#[allow(missing_docs)]
 pub mod tablebase;
 pub mod value;
 

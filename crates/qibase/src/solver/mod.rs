@@ -106,7 +106,7 @@ pub struct TierReport {
 ///
 /// # Panics
 ///
-/// If a tier is over one of the solver's [limits](limits) (see
+/// If a tier is over one of the solver's [limits](check_limits) (see
 /// [`solve_tier`]).
 pub fn solve_in_memory<G: Tiers>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
     let mut done: HashMap<TierKey, Vec<Packed>> = HashMap::new();

@@ -234,7 +234,7 @@ pub struct SolvedTier {
 ///
 /// # Panics
 ///
-/// If the tier is over one of the solver's [limits](super::limits)
+/// If the tier is over one of the solver's [limits](super::check_limits)
 /// ([`try_solve_tier`] returns the error instead).
 pub fn solve_tier<G: Tiers>(
     g: &G,

@@ -56,6 +56,9 @@ struct SetMeta {
     next: u8,
 }
 
+/// The cache of decoded blocks (see the module comment): shards of 4-way
+/// sets of whole blocks' packed values, in one anonymous mapping, keyed by
+/// (tier file, block). One for the process ([`BlockCache::global`]).
 pub struct BlockCache {
     /// Each shard's mutex guards its sets' metadata and values.
     shards: Vec<Mutex<()>>,
@@ -98,6 +101,8 @@ pub fn budget_bytes() -> usize {
 }
 
 impl BlockCache {
+    /// A cache of about `bytes` of blocks (at least one set a shard); if
+    /// no memory can be mapped, a cache that caches nothing.
     pub fn new(bytes: usize) -> BlockCache {
         let per_slot = SLOT_VALUES * std::mem::size_of::<Packed>() + 18;
         let slots = (bytes / per_slot).max(SHARDS * WAYS);
@@ -139,6 +144,7 @@ impl BlockCache {
         GLOBAL.set(BlockCache::new(bytes)).is_ok()
     }
 
+    /// Bytes of block values the cache can hold (0 if it caches nothing).
     pub fn capacity_bytes(&self) -> usize {
         if self.mem.is_none() {
             return 0;
@@ -171,6 +177,10 @@ impl BlockCache {
 
     /// Look up slot `off` of block `key` (never 0);
     /// `decode` fills the block's `len` values when the block is admitted.
+    ///
+    /// # Errors
+    ///
+    /// `decode`'s error, when it fails (nothing is cached then).
     #[inline]
     pub fn get<E>(
         &self,

@@ -26,7 +26,7 @@
 //!
 //! and `cache` (the block cache), `store`, `probe` and `error`. The
 //! feature `internals` exposes the two layers' insides as
-//! [`internals`] for the development tools and tests.
+//! `tablebase::internals` for the development tools and tests.
 
 mod cache;
 mod codec;
