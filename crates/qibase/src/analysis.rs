@@ -256,7 +256,7 @@ pub fn position_value<G: Game>(
 pub struct MoveInfo<G: Game> {
     /// The move.
     pub mv: G::Move,
-    /// The move in RULES.md notation.
+    /// The move in the notation of `docs/rules.md`.
     pub text: String,
     /// The move's value from the mover's view (counts the move itself).
     pub value: Value,
