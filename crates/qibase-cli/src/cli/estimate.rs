@@ -14,8 +14,9 @@ use qibase::games::AnyGame;
 use qibase::solver::{check_limits, LimitError, MAX_IN_TIER_CHILDREN as MAX_COUNTER};
 use qibase::with_game;
 
-/// Solver bytes per slot of the tier being solved (packed value + counter).
-const BYTES_PER_SLOT: u64 = 3;
+/// Solver bytes per slot of the tier being solved: one 16-bit state word
+/// (the packed value, or the counter of an undecided position).
+const BYTES_PER_SLOT: u64 = 2;
 /// Bytes per slot of a loaded dependency (packed value).
 const BYTES_PER_DEP_SLOT: u64 = 2;
 /// Worst case of the level queues, bytes per slot (a 32-bit index for each
@@ -198,8 +199,8 @@ mod tests {
         assert_eq!(e.slots, 22_612_634);
         assert_eq!(e.positions, 163_037_800);
         assert_eq!(e.largest().unwrap().name, "k5");
-        // k5 itself (3 B/slot) and k4 loaded (2 B/slot).
-        assert_eq!(e.memory().0, 3 * 16_801_092 + 2 * 4_666_970);
+        // k5 itself (2 B/slot) and k4 loaded (2 B/slot).
+        assert_eq!(e.memory().0, 2 * 16_801_092 + 2 * 4_666_970);
         // cannon chess on 32 points, 15 a side: tiers far over 2^32 slots.
         let big = AnyGame::from_id("cannon-chess:board=8x4,pieces=15")
             .err()
