@@ -29,7 +29,11 @@ fn main() {
         let values = f.read_all().expect("decodes");
         slots += values.len() as u64;
         bytes += f.file_len();
-        sum += values.iter().step_by(4099).map(|&v| v as u64).sum::<u64>();
+        sum += values
+            .iter()
+            .step_by(4099)
+            .map(|&v| v.to_bits() as u64)
+            .sum::<u64>();
     }
     let dt = t0.elapsed().as_secs_f64();
     println!(

@@ -51,7 +51,7 @@ fn main() {
         let t0 = Instant::now();
         let mut sum = 0u64;
         for p in &sets[0] {
-            sum += tb.probe(p).expect("probe").pack() as u64;
+            sum += tb.probe(p).expect("probe").pack().to_bits() as u64;
         }
         let direct = t0.elapsed().as_secs_f64();
 
@@ -71,7 +71,7 @@ fn main() {
                     .expect("a position that has not ended has a move")
             };
             decisive += (v != Value::Draw) as usize;
-            sum += v.pack() as u64;
+            sum += v.pack().to_bits() as u64;
         }
         let search = t0.elapsed().as_secs_f64();
         // The recovery is right: it gives the stored values.

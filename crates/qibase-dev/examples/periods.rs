@@ -41,7 +41,14 @@ fn main() {
             if args.get(2).is_some_and(|want| *want != name) {
                 continue;
             }
-            let vals = store.load(t).expect("a tier file that decodes");
+            // Raw words of the packing (qibase::value::Packed: draw 1,
+            // loss 2 + 2r, win 3 + 2r): the measurement reads their bits.
+            let vals: Vec<u16> = store
+                .load(t)
+                .expect("a tier file that decodes")
+                .iter()
+                .map(|p| p.to_bits())
+                .collect();
             if vals.len() < 1 << 20 {
                 continue;
             }

@@ -33,7 +33,7 @@ fn main() {
             f.wdl_in_block(b, off).expect("decodes") as u64
         });
         time(what, "full", &idx, bs, |b, off| {
-            f.value_in_block(b, off).expect("decodes") as u64
+            f.value_in_block(b, off).expect("decodes").to_bits() as u64
         });
     }
 }

@@ -51,7 +51,14 @@ fn main() {
         for t in g.tiers(None) {
             let f = store.open(t).expect("open");
             rem_table += f.section_bytes()[3];
-            let vals = f.read_all().expect("read");
+            // The measurement works on the raw words of the packing
+            // (qibase::value::Packed: draw 1, loss 2 + 2r, win 3 + 2r).
+            let vals: Vec<u16> = f
+                .read_all()
+                .expect("read")
+                .iter()
+                .map(|p| p.to_bits())
+                .collect();
             let n = vals.len() as u64;
             let mut used = vec![false; n as usize];
             let mut buf = Vec::new();

@@ -65,7 +65,7 @@ fn run() -> Result<(), String> {
             let (meta, values) = (f.meta().clone(), f.read_all().map_err(|e| e.to_string())?);
             read_secs += t0.elapsed().as_secs_f64();
             if dump.is_some() {
-                raw_all.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+                raw_all.extend(values.iter().flat_map(|v| v.to_bits().to_le_bytes()));
             }
             let used = meta.positions - meta.stats.unused;
             used_total += used;

@@ -164,7 +164,7 @@ pub fn bench_probe(a: &BenchProbeArgs) -> CliResult {
             let (s, wall, cpu) = clocked(|| -> Result<u64, CliError> {
                 let mut s = 0u64;
                 for p in &sets[k].1 {
-                    s += tb.probe(p)?.pack() as u64;
+                    s += tb.probe(p)?.pack().to_bits() as u64;
                 }
                 Ok(s)
             });
@@ -184,7 +184,7 @@ pub fn bench_probe(a: &BenchProbeArgs) -> CliResult {
                 let mut s = 0u64;
                 for _ in 0..reps {
                     for p in set {
-                        s += tb.probe(p)?.pack() as u64;
+                        s += tb.probe(p)?.pack().to_bits() as u64;
                     }
                 }
                 Ok(s)

@@ -157,6 +157,11 @@ fn wdl_rank(w: Wdl) -> u8 {
 }
 
 /// The `perfect` choice: index into `a.moves` (which must not be empty).
+///
+/// # Errors
+///
+/// The oracle's [`LookupError`] for a position after a move that it
+/// cannot value (a tier not solved, a damaged file).
 pub fn perfect_index<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,
@@ -184,6 +189,11 @@ pub fn perfect_index<G: Game>(
 
 /// The program's move in an analysed position at a difficulty, as an index
 /// into `a.moves`; `None` if the game is over.
+///
+/// # Errors
+///
+/// The oracle's [`LookupError`] for a position it cannot value (the
+/// `perfect` level looks one move further).
 pub fn choose_index<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,
@@ -228,6 +238,10 @@ pub fn choose_index<G: Game>(
 
 /// Analyse `p` and choose the program's move: the analysis and the index
 /// of the chosen move (`None` if the game is over).
+///
+/// # Errors
+///
+/// As [`analyse`] and [`choose_index`]: a position the oracle cannot value.
 pub fn choose<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,

@@ -85,6 +85,12 @@ impl From<LookupError> for String {
 /// Exact values of positions (side to move's view).
 pub trait Oracle<G: Game> {
     /// The value of `p`; the error says what is missing or wrong.
+    ///
+    /// # Errors
+    ///
+    /// A [`LookupError`] when the value is not known: a tier not solved
+    /// or outside the solved subset, a damaged or foreign file, an I/O
+    /// failure.
     fn value(&self, p: &G::Pos) -> Result<Value, LookupError>;
 }
 
@@ -176,6 +182,13 @@ pub type SharedOracle<'g, G> = Box<dyn Oracle<G> + Send + Sync + 'g>;
 /// * Only when no tier file is there at all: for a small game (at most
 ///   [`ON_THE_FLY_LIMIT`] positions, e.g. weiming) a solve in memory; else
 ///   the "not solved" error, which names the command that makes the table.
+///
+/// # Errors
+///
+/// [`LookupError::Tablebase`] for a tier file in `dir` that is damaged,
+/// made under other rules or unreadable, and for a game with no tier file
+/// that is too large to solve in memory (not solved, with the command
+/// that solves it); [`LookupError::Other`] for a game without tiers.
 pub fn open_oracle<'g, G: Game>(
     g: &'g G,
     dir: &Path,
@@ -222,6 +235,11 @@ pub fn open_oracle<'g, G: Game>(
 }
 
 /// The value of `p`: by rule if the game is over there, else from the oracle.
+///
+/// # Errors
+///
+/// The oracle's [`LookupError`] when the game goes on in `p` and the
+/// oracle cannot value it.
 pub fn position_value<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,
@@ -238,7 +256,7 @@ pub fn position_value<G: Game>(
 pub struct MoveInfo<G: Game> {
     /// The move.
     pub mv: G::Move,
-    /// The move in RULES.md notation.
+    /// The move in the notation of `docs/rules.md`.
     pub text: String,
     /// The move's value from the mover's view (counts the move itself).
     pub value: Value,
@@ -272,6 +290,11 @@ impl<G: Game> Analysis<G> {
 }
 
 /// Analyse `p`: its value and every move's value, sorted best first.
+///
+/// # Errors
+///
+/// The oracle's [`LookupError`] for `p` or for a position after one of
+/// its moves.
 pub fn analyse<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,
@@ -314,6 +337,10 @@ pub const DRAW_PV_PLIES: usize = 40;
 /// [`analyse`]'s order (a value-optimal move) until the game ends, at most
 /// the remoteness for a won or lost position and [`DRAW_PV_PLIES`] plies
 /// for a draw. Returns the moves and the final position.
+///
+/// # Errors
+///
+/// The oracle's [`LookupError`] for a position on the way.
 pub fn principal_variation<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,

@@ -168,6 +168,11 @@ fn slots_of(size: u64, t: TierKey, scope: &Scope) -> (Vec<u64>, bool) {
 
 /// Check the game's tier structure and every walked slot (see the module
 /// docs); the first violation found is returned.
+///
+/// # Errors
+///
+/// The first [`Violation`] of the contract found, with the clause it
+/// breaks.
 pub fn check_game<G: Game>(g: &G, scope: &Scope) -> Result<Summary, Violation> {
     let tiers = g.tiers(scope.max_pieces);
     check_tier_order(g, &tiers)?;
@@ -642,6 +647,11 @@ fn same_ranks<G: Game>(
 /// [`solve_in_memory`](crate::solver::solve_in_memory)): for the walked slots
 /// of every tier, the value derived from the moves of each symmetry image
 /// of the slot's position equals the stored value. Returns the images checked.
+///
+/// # Errors
+///
+/// The first [`Violation`] ([`Clause::Values`]): a walked slot whose
+/// stored value differs from the one derived from its position's moves.
 pub fn check_values<G: Game>(
     g: &G,
     tables: &HashMap<TierKey, Vec<Packed>>,

@@ -10,8 +10,60 @@
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
 //! * [`ai`] — the program's move choice at each difficulty level;
 //! * [`rng`] — the one seeded random generator (splitmix64).
+//!
+//! # Examples
+//!
+//! Count the move sequences from a game's start position ([`perft`]); the
+//! counts are the README's table (`tests/it/data/perft/weiming.perft`):
+//!
+//! ```
+//! use qibase::games::Weiming;
+//! use qibase::Rules;
+//!
+//! let g = Weiming::new();
+//! assert_eq!(qibase::perft(&g, &g.start(), 1), 4);
+//! assert_eq!(qibase::perft(&g, &g.start(), 9), 8171);
+//! ```
+//!
+//! Solve a small game in memory ([`solver::solve_in_memory`]) and read the
+//! start position's value from its tier's packed values. Weiming is a draw
+//! with perfect play, as the README says:
+//!
+//! ```
+//! use qibase::games::Weiming;
+//! use qibase::{Rules, Tiers, Value};
+//!
+//! let g = Weiming::new();
+//! let tables = qibase::solver::solve_in_memory(&g, None);
+//! let start = g.start();
+//! let t = g.tier_of(&start);
+//! let value = tables[&t][g.rank(t, &start) as usize].value();
+//! assert_eq!(value, Some(Value::Draw));
+//! ```
+//!
+//! Solve it into tablebase files ([`solver::solve_game`]), then open them
+//! with the prober ([`tablebase::Tablebase`]) and probe the start:
+//!
+//! ```
+//! use qibase::games::Weiming;
+//! use qibase::solver::{solve_game, SolveOptions};
+//! use qibase::tablebase::Tablebase;
+//! use qibase::{Rules, Value};
+//!
+//! let dir = std::env::temp_dir().join(format!("qibase-doctest-{}", std::process::id()));
+//! # let _ = std::fs::remove_dir_all(&dir);
+//! let g = Weiming::new();
+//! let opts = SolveOptions { dir: dir.clone(), max_pieces: None };
+//! let reports = solve_game(&g, &opts, &())?;
+//! assert!(reports.iter().all(|r| !r.skipped));
+//! let tb = Tablebase::open(&g, &dir);
+//! assert_eq!(tb.probe(&g.start())?, Value::Draw);
+//! std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![warn(missing_docs)]
+#![warn(clippy::missing_errors_doc)]
 
 pub mod ai;
 pub mod analysis;
@@ -23,9 +75,6 @@ mod perft;
 pub mod rng;
 pub mod solver;
 mod sys;
-// The tablebase module is being restructured separately; its public items
-// get their docs there, and this allow goes with it.
-#[allow(missing_docs)]
 pub mod tablebase;
 pub mod value;
 

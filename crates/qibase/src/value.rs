@@ -19,37 +19,149 @@ pub enum Value {
     Draw,
 }
 
-/// Packed value stored in solver arrays and tablebases.
-/// `0` means "not decided yet" (solver-internal), `1` is draw,
-/// `2 + 2r` is loss r and `3 + 2r` is win r.
-pub type Packed = u16;
+/// A value packed in 16 bits, as the solver's arrays and the tablebases
+/// hold it. This type is the only code that knows the encoding: `0` is
+/// "not decided yet" ([`Packed::UNDECIDED`]: a slot that holds no
+/// position, or the solver has not reached), `1` is a draw, `2 + 2r` a
+/// loss in `r` and `3 + 2r` a win in `r`. Others store and move the raw
+/// 16-bit word ([`Packed::to_bits`], [`Packed::from_bits`]) without
+/// reading it.
+///
+/// `repr(transparent)`: a `Packed` is laid out as its `u16`, so slices of
+/// them can be viewed as 16-bit words (the solver's atomic state words).
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Packed(u16);
 
-/// The packed "undecided" marker.
-pub const UNDECIDED: Packed = 0;
+/// The packed "undecided" marker ([`Packed::UNDECIDED`]).
+pub const UNDECIDED: Packed = Packed::UNDECIDED;
 
 /// Largest remoteness that fits the packing.
 pub const MAX_REMOTENESS: u16 = (u16::MAX - 3) / 2;
 
-impl Value {
-    /// Pack into 16 bits (never returns [`UNDECIDED`]).
+impl Packed {
+    /// Not decided: the slot holds no position, or the solver has not
+    /// decided it yet. All bits zero.
+    pub const UNDECIDED: Packed = Packed(0);
+    /// A draw.
+    pub const DRAW: Packed = Packed(1);
+
+    /// The raw 16-bit word, to store as is.
     #[inline]
-    pub fn pack(self) -> Packed {
-        match self {
-            Value::Draw => 1,
-            Value::Loss(r) => 2 + 2 * r,
-            Value::Win(r) => 3 + 2 * r,
+    pub const fn to_bits(self) -> u16 {
+        self.0
+    }
+
+    /// The packed value whose raw word is `bits` (every word is one).
+    #[inline]
+    pub const fn from_bits(bits: u16) -> Packed {
+        Packed(bits)
+    }
+
+    /// Pack `v` (never [`Packed::UNDECIDED`]).
+    ///
+    /// A remoteness over [`MAX_REMOTENESS`] does not fit (the arithmetic
+    /// overflows).
+    #[inline]
+    pub const fn of(v: Value) -> Packed {
+        match v {
+            Value::Draw => Packed::DRAW,
+            Value::Loss(r) => Packed(2 + 2 * r),
+            Value::Win(r) => Packed(3 + 2 * r),
         }
     }
 
-    /// Unpack; `None` for [`UNDECIDED`].
+    /// A win (`win`) or a loss in `remoteness` plies, which must be at
+    /// most [`MAX_REMOTENESS`] (for decoders that know the two apart).
     #[inline]
-    pub fn unpack(p: Packed) -> Option<Value> {
-        match p {
+    pub const fn decisive(win: bool, remoteness: u16) -> Packed {
+        Packed(2 + 2 * remoteness + win as u16)
+    }
+
+    /// The value; `None` if undecided.
+    #[inline]
+    pub const fn value(self) -> Option<Value> {
+        match self.0 {
             0 => None,
             1 => Some(Value::Draw),
             p if p & 1 == 0 => Some(Value::Loss((p - 2) / 2)),
             p => Some(Value::Win((p - 3) / 2)),
         }
+    }
+
+    /// Whether a value is stored (anything but [`Packed::UNDECIDED`]).
+    #[inline]
+    pub const fn is_decided(self) -> bool {
+        self.0 != 0
+    }
+
+    /// Win, draw or loss; `None` if undecided.
+    #[inline]
+    pub const fn wdl(self) -> Option<Wdl> {
+        match self.0 {
+            0 => None,
+            1 => Some(Wdl::Draw),
+            p if p & 1 == 0 => Some(Wdl::Loss),
+            _ => Some(Wdl::Win),
+        }
+    }
+
+    /// The remoteness of a win or a loss; `None` for a draw or undecided.
+    #[inline]
+    pub const fn remoteness(self) -> Option<u16> {
+        match self.0 {
+            0 | 1 => None,
+            p => Some((p - 2) / 2),
+        }
+    }
+
+    /// The value, undecided read as a draw: how a tablebase stores a slot
+    /// that holds no position.
+    #[inline]
+    pub const fn or_draw(self) -> Packed {
+        if self.0 == 0 {
+            Packed::DRAW
+        } else {
+            self
+        }
+    }
+
+    /// A vector of 16-bit words as packed values, without a copy.
+    pub(crate) fn vec_from_bits(words: Vec<u16>) -> Vec<Packed> {
+        let mut words = std::mem::ManuallyDrop::new(words);
+        let (ptr, len, cap) = (words.as_mut_ptr(), words.len(), words.capacity());
+        // SAFETY: `Packed` is `repr(transparent)` over `u16`: the same size
+        // and alignment, so the allocation's layout is unchanged, and every
+        // `u16` is a valid `Packed`. `words` is not dropped.
+        unsafe { Vec::from_raw_parts(ptr as *mut Packed, len, cap) }
+    }
+
+    /// Packed values as their 16-bit words.
+    pub(crate) fn slice_as_bits_mut(values: &mut [Packed]) -> &mut [u16] {
+        // SAFETY: `Packed` is `repr(transparent)` over `u16`, every `u16`
+        // is a valid `Packed`, and the exclusive borrow carries over.
+        unsafe { &mut *(values as *mut [Packed] as *mut [u16]) }
+    }
+}
+
+impl From<Value> for Packed {
+    #[inline]
+    fn from(v: Value) -> Packed {
+        Packed::of(v)
+    }
+}
+
+impl Value {
+    /// Pack into 16 bits (never returns [`UNDECIDED`]).
+    #[inline]
+    pub fn pack(self) -> Packed {
+        Packed::of(self)
+    }
+
+    /// Unpack; `None` for [`UNDECIDED`].
+    #[inline]
+    pub fn unpack(p: Packed) -> Option<Value> {
+        p.value()
     }
 
     /// The value of a move, from the mover's view, given the value of the
@@ -200,6 +312,39 @@ mod tests {
             assert_eq!(Value::unpack(v.pack()), Some(v));
         }
         assert_eq!(Value::unpack(UNDECIDED), None);
+    }
+
+    #[test]
+    fn packed_words_and_classes() {
+        // The encoding, word by word.
+        assert_eq!(Packed::UNDECIDED.to_bits(), 0);
+        assert_eq!(Value::Draw.pack().to_bits(), 1);
+        assert_eq!(Value::Loss(0).pack().to_bits(), 2);
+        assert_eq!(Value::Win(0).pack().to_bits(), 3);
+        assert_eq!(Value::Loss(7).pack().to_bits(), 16);
+        assert_eq!(Value::Win(MAX_REMOTENESS).pack().to_bits(), u16::MAX);
+        for bits in 0..=u16::MAX {
+            let p = Packed::from_bits(bits);
+            assert_eq!(p.to_bits(), bits);
+            assert_eq!(p.is_decided(), bits != 0);
+            let v = p.value();
+            assert_eq!(p.wdl(), v.map(Value::wdl));
+            assert_eq!(p.remoteness(), v.and_then(Value::remoteness));
+            match v {
+                Some(v) => assert_eq!(v.pack(), p),
+                None => assert_eq!(p.or_draw(), Packed::DRAW),
+            }
+            if let Some(Value::Win(r) | Value::Loss(r)) = v {
+                let win = matches!(v, Some(Value::Win(_)));
+                assert_eq!(Packed::decisive(win, r), p);
+            }
+        }
+        let mut words = vec![0u16, 1, 2, 3];
+        let mut values = Packed::vec_from_bits(words.clone());
+        assert_eq!(values[3], Value::Win(0).pack());
+        Packed::slice_as_bits_mut(&mut values)[1] = 5;
+        words[1] = 5;
+        assert_eq!(Packed::slice_as_bits_mut(&mut values), &words[..]);
     }
 
     #[test]

@@ -2,23 +2,21 @@
 //! and the checks that refuse a variant the solver cannot handle — up front,
 //! with one clear line, instead of a panic hours in.
 //!
-//! The solver's limits: a tier's slots are addressed with 32-bit indices;
-//! a position's undecided in-tier moves are counted in 7 bits (127); the
-//! working set of the largest tier must fit in memory. Boards over 32
+//! The solver's limits are the library's ([`qibase::solver::check_limits`]:
+//! the slots of a tier, the in-tier moves of a position); this adds that
+//! the working set of the largest tier must fit in memory. Boards over 32
 //! points are refused when the variant is parsed.
 
 use super::CliError;
 use crate::report::markdown::int as group;
 use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::games::AnyGame;
+use qibase::solver::{check_limits, LimitError, MAX_IN_TIER_CHILDREN as MAX_COUNTER};
 use qibase::with_game;
 
-/// Most index slots of one tier (32-bit indices in the solver's queues).
-const MAX_TIER_SLOTS: u64 = u32::MAX as u64;
-/// Most distinct in-tier moves the solver's 7-bit counter holds.
-const MAX_COUNTER: u32 = 127;
-/// Solver bytes per slot of the tier being solved (packed value + counter).
-const BYTES_PER_SLOT: u64 = 3;
+/// Solver bytes per slot of the tier being solved: one 16-bit state word
+/// (the packed value, or the counter of an undecided position).
+const BYTES_PER_SLOT: u64 = 2;
 /// Bytes per slot of a loaded dependency (packed value).
 const BYTES_PER_DEP_SLOT: u64 = 2;
 /// Worst case of the level queues, bytes per slot (a 32-bit index for each
@@ -95,22 +93,13 @@ pub fn max_moves_bound(any: &AnyGame) -> u32 {
 /// The estimate of `any`, or the one-line reason the solver cannot take it.
 pub fn check(any: &AnyGame, max_pieces: Option<u32>) -> Result<Estimate, CliError> {
     let max_moves = max_moves_bound(any);
-    let (id, e) = with_game!(any, |g| (
+    let (id, e, limits) = with_game!(any, |g| (
         g.id().to_string(),
-        estimate(g, max_pieces, max_moves)
+        estimate(g, max_pieces, max_moves),
+        check_limits(g, max_pieces, Some(max_moves))
     ));
-    if let Some(t) = e.tiers.iter().find(|t| t.slots > MAX_TIER_SLOTS) {
-        return Err(CliError::input(format!(
-            "{id} cannot be solved: tier {} has {} index slots, over the solver's 32-bit index width ({MAX_TIER_SLOTS}); try --max-pieces or a smaller variant",
-            t.name,
-            group(t.slots)
-        )));
-    }
-    if e.max_moves > MAX_COUNTER {
-        return Err(CliError::input(format!(
-            "{id} cannot be solved: a position may have up to {} distinct moves, more than the solver's 7-bit counter holds ({MAX_COUNTER})",
-            e.max_moves
-        )));
+    if let Err(limit) = limits {
+        return Err(refusal(&id, &limit));
     }
     let (need, _) = e.memory();
     if let Some(total) = mem_total() {
@@ -123,6 +112,20 @@ pub fn check(any: &AnyGame, max_pieces: Option<u32>) -> Result<Estimate, CliErro
         }
     }
     Ok(e)
+}
+
+/// The one line that refuses a variant over the solver's limits.
+fn refusal(id: &str, limit: &LimitError) -> CliError {
+    CliError::input(match limit {
+        LimitError::TierTooLarge { tier, slots } => format!(
+            "{id} cannot be solved: tier {tier} has {} index slots, over the solver's 32-bit index width ({}); try --max-pieces or a smaller variant",
+            group(*slots),
+            qibase::solver::MAX_TIER_SLOTS
+        ),
+        LimitError::TooManyChildren { children, .. } => format!(
+            "{id} cannot be solved: a position may have up to {children} distinct moves, more than the solver's 7-bit counter holds ({MAX_COUNTER})"
+        ),
+    })
 }
 
 /// Print the estimate (the `--estimate` output).
@@ -196,8 +199,8 @@ mod tests {
         assert_eq!(e.slots, 22_612_634);
         assert_eq!(e.positions, 163_037_800);
         assert_eq!(e.largest().unwrap().name, "k5");
-        // k5 itself (3 B/slot) and k4 loaded (2 B/slot).
-        assert_eq!(e.memory().0, 3 * 16_801_092 + 2 * 4_666_970);
+        // k5 itself (2 B/slot) and k4 loaded (2 B/slot).
+        assert_eq!(e.memory().0, 2 * 16_801_092 + 2 * 4_666_970);
         // cannon chess on 32 points, 15 a side: tiers far over 2^32 slots.
         let big = AnyGame::from_id("cannon-chess:board=8x4,pieces=15")
             .err()

@@ -64,6 +64,17 @@ impl From<qibase::ai::UnknownDifficulty> for CliError {
     }
 }
 
+/// A game over the solver's limits is bad input; a tier file that cannot
+/// be read or written is a tablebase problem (below).
+impl From<qibase::solver::SolveError> for CliError {
+    fn from(e: qibase::solver::SolveError) -> Self {
+        match e {
+            qibase::solver::SolveError::Limit(e) => CliError::input(e.to_string()),
+            qibase::solver::SolveError::Tablebase(e) => e.into(),
+        }
+    }
+}
+
 impl From<qibase::tablebase::TbError> for CliError {
     /// Every tablebase problem is a failure while working (exit 1), its
     /// one line naming the file: a tier not solved (with the command that

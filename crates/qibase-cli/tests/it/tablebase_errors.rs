@@ -13,6 +13,7 @@ use qibase::tablebase::internals::checksum::checksum64;
 use qibase::tablebase::internals::header::{Layout, PREAMBLE_LEN};
 use qibase::tablebase::internals::parse_layout;
 use qibase::tablebase::{tier_path, write_tier, Tablebase, TierFile, TierStore};
+use qibase::value::Value;
 
 const START: &str = "XXX/S../OOO X -";
 
@@ -388,7 +389,11 @@ fn verify_counts_a_wrong_value() {
     let meta = store.meta(0).unwrap();
     let mut values = store.load(0).unwrap();
     let i = g.rank(0, &g.start()) as usize;
-    values[i] = if values[i] == 1 { 5 } else { 1 };
+    values[i] = if values[i] == Value::Draw.pack() {
+        Value::Win(1).pack()
+    } else {
+        Value::Draw.pack()
+    };
     write_tier(&file, &meta, &values).unwrap();
     let out = run(&["verify", "weiming", "--dir", d.to_str().unwrap(), "--quiet"]);
     assert_eq!(out.status.code(), Some(1));

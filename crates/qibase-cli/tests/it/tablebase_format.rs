@@ -151,19 +151,22 @@ fn an_old_format_is_a_version_error_that_says_how_to_remake_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Unused slots (packed 0 when written) read back as draws.
+/// Unused slots (undecided when written) read back as draws.
 #[test]
 fn unused_slots_read_back_as_draws() {
     let g = Weiming::new();
     let dir = temp_dir("fmt-unused");
     let t = g.tiers(None)[0];
     let n = g.tier_size(t);
-    let values: Vec<_> = (0..n).map(|i| if i % 3 == 0 { 0 } else { 5 }).collect();
+    let win = Value::Win(1).pack();
+    let values: Vec<_> = (0..n)
+        .map(|i| if i % 3 == 0 { Packed::UNDECIDED } else { win })
+        .collect();
     write_all(&g, &dir, &HashMap::from([(t, values)]));
     let back = TierStore::new(&g, &dir).load(t).unwrap();
     assert!(back
         .iter()
         .enumerate()
-        .all(|(i, &v)| v == if i % 3 == 0 { 1 } else { 5 }));
+        .all(|(i, &v)| v == if i % 3 == 0 { Packed::DRAW } else { win }));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,6 +17,11 @@ pub trait Notation: Rules {
 
     /// Parse a position string; the error tells a malformed string from a
     /// position the rules do not allow, and says what is wrong.
+    ///
+    /// # Errors
+    ///
+    /// A [`ParseError`]: a malformed string, or a position the rules do
+    /// not allow.
     fn parse_pos(&self, s: &str) -> Result<Self::Pos, ParseError>;
     /// The position string of `p`.
     fn format_pos(&self, p: &Self::Pos) -> String;
@@ -25,6 +30,11 @@ pub trait Notation: Rules {
     /// illegal move give different errors. The default finds the legal
     /// move whose [`format_move`](Self::format_move) is `s` (any other
     /// string is an illegal move).
+    ///
+    /// # Errors
+    ///
+    /// A [`ParseError`]: a malformed move string, or a move that is not
+    /// legal in `p`.
     fn parse_move(&self, p: &Self::Pos, s: &str) -> Result<Self::Move, ParseError> {
         let mut moves = Vec::new();
         self.moves(p, &mut moves);

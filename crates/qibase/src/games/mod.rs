@@ -40,6 +40,11 @@ impl AnyGame {
     /// The game with this id or variant (`GAME:key=value,…`, see
     /// [`variant`]), or an error whose message names the known ids, or the
     /// bad key or value and the allowed ones.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError::UnknownGame`] for an unknown id; as [`variant::split`]
+    /// and each family's `set` and `build` for a bad variant.
     pub fn from_id(spec: &str) -> Result<AnyGame, SpecError> {
         let raw = variant::split(spec)?;
         if let Some(mut p) = CannonChessParams::preset(raw.base) {

@@ -37,6 +37,11 @@ pub struct RawSpec<'a> {
 }
 
 /// Split `GAME[:key=value,...]`; the error names what is malformed.
+///
+/// # Errors
+///
+/// [`SpecError::Malformed`] for a parameter without `=`, an empty key or
+/// value, or a key given twice.
 pub fn split(spec: &str) -> Result<RawSpec<'_>, SpecError> {
     let spec = spec.trim();
     let Some((base, rest)) = spec.split_once(':') else {
@@ -91,6 +96,11 @@ pub fn bad_value(key: &str, value: &str, allowed: &str) -> SpecError {
 }
 
 /// `WxH` (files × ranks), each at least 1.
+///
+/// # Errors
+///
+/// [`SpecError::BadValue`] for anything but `WxH` with at least 2 and at
+/// most 32 points and at most 26 files.
 pub fn parse_board(value: &str) -> Result<(u32, u32), SpecError> {
     let bad = || {
         bad_value(
@@ -118,6 +128,10 @@ pub fn parse_board(value: &str) -> Result<(u32, u32), SpecError> {
 }
 
 /// A count in `lo..=hi`.
+///
+/// # Errors
+///
+/// [`SpecError::BadValue`] for anything but a whole number in range.
 pub fn parse_count(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, SpecError> {
     let allowed = format!("a whole number from {lo} to {hi}");
     if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) || value.len() > 3 {
@@ -131,6 +145,10 @@ pub fn parse_count(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, Spec
 }
 
 /// One of a fixed list of words; returns its position in `words`.
+///
+/// # Errors
+///
+/// [`SpecError::BadValue`] (naming the words) for any other value.
 pub fn parse_word(key: &str, value: &str, words: &[&str]) -> Result<usize, SpecError> {
     words
         .iter()

@@ -63,10 +63,10 @@ const BY_SIZE: [[u32; 32]; 33] = {
     t
 };
 
-/// The lowest points, whose subsets [`TAIL`] lists.
+/// The lowest points, whose subsets `TAIL` lists.
 const TAIL_POINTS: usize = 12;
 
-/// Every subset of the lowest [`TAIL_POINTS`] points by size and colex
+/// Every subset of the lowest `TAIL_POINTS` points by size and colex
 /// rank: the j-subset of rank r is `TAIL.0[TAIL.1[j] + r]` (4096 entries,
 /// 8 KiB). Colex order is integer order, so listing the patterns in
 /// increasing order and appending each to its size's run ranks them.
@@ -89,7 +89,7 @@ static TAIL: ([u16; 1 << TAIL_POINTS], [u16; TAIL_POINTS + 1]) = {
     (sets, start)
 };
 
-/// The subset of the lowest [`TAIL_POINTS`] points with `i` elements and
+/// The subset of the lowest `TAIL_POINTS` points with `i` elements and
 /// colex rank `idx` (`idx < C(TAIL_POINTS, i)`).
 #[inline(always)]
 fn tail(i: usize, idx: u32) -> u32 {
@@ -103,15 +103,15 @@ const DENSE: u32 = 10;
 /// The k-subset of 0..n with colex rank `idx` (`idx < C(n, k)`, n ≤ 32).
 ///
 /// Element i (from the top) is the largest b with C(b, i) ≤ idx. Row i of
-/// [`BY_SIZE`] does not decrease, so the b with C(b, i) ≤ idx are exactly
+/// `BY_SIZE` does not decrease, so the b with C(b, i) ≤ idx are exactly
 /// 0..=that element, and it is their count minus one: a mask of 32 (on small
 /// boards 16) comparisons, which the compiler turns into a few vector
 /// instructions, and a popcount,
 /// instead of a scan whose stopping branch the CPU mispredicts once per
 /// element. (Everything at or above the previous element exceeds idx, so
-/// the count never reaches it.) Sets of [`DENSE`] or more elements scan.
-/// Once the i elements left all lie among the lowest [`TAIL_POINTS`]
-/// points (idx < C(TAIL_POINTS, i)), one read of [`TAIL`] gives them all.
+/// the count never reaches it.) Sets of `DENSE` or more elements scan.
+/// Once the i elements left all lie among the lowest `TAIL_POINTS`
+/// points (idx < C(TAIL_POINTS, i)), one read of `TAIL` gives them all.
 #[inline]
 pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
     debug_assert!(n <= 32 && idx < binom(n, k).max(1));

@@ -12,6 +12,7 @@
 
 mod access;
 mod check;
+mod limits;
 mod propagate;
 mod tier;
 
@@ -24,7 +25,8 @@ use std::time::Instant;
 pub use crate::sys::memory::peak_rss_bytes;
 pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
-pub use tier::{solve_tier, Lower, Progress, SolvedTier};
+pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
+pub use tier::{solve_tier, try_solve_tier, Lower, Progress, SolvedTier};
 
 use crate::game::{Game, TierKey, Tiers};
 use crate::tablebase::{self, TbError, TierMeta, TierStats, TierStore};
@@ -101,6 +103,11 @@ pub struct TierReport {
 
 /// Solve every tier of `g` (or of the subset) in memory, without files.
 /// Used by tests and small games; returns each tier's packed values.
+///
+/// # Panics
+///
+/// If a tier is over one of the solver's [limits](check_limits) (see
+/// [`solve_tier`]).
 pub fn solve_in_memory<G: Tiers>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
     let mut done: HashMap<TierKey, Vec<Packed>> = HashMap::new();
     for t in g.tiers(max_pieces) {
@@ -154,14 +161,57 @@ impl PendingWrite {
     }
 }
 
+/// Why a solve stopped.
+#[derive(Clone, Debug)]
+pub enum SolveError {
+    /// The game, or a tier of it, is over one of the solver's limits.
+    Limit(LimitError),
+    /// A tier file could not be read or written.
+    Tablebase(TbError),
+}
+
+impl std::fmt::Display for SolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SolveError::Limit(e) => e.fmt(f),
+            SolveError::Tablebase(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SolveError::Limit(e) => Some(e),
+            SolveError::Tablebase(e) => Some(e),
+        }
+    }
+}
+
+impl From<LimitError> for SolveError {
+    fn from(e: LimitError) -> Self {
+        SolveError::Limit(e)
+    }
+}
+
+impl From<TbError> for SolveError {
+    fn from(e: TbError) -> Self {
+        SolveError::Tablebase(e)
+    }
+}
+
 /// Solve `g` tier by tier into `opts.dir`, skipping finished tiers, and
 /// tell `observer` how it goes.
 ///
 /// # Errors
 ///
-/// A lower tier that cannot be read (missing, damaged, other rules), or a
-/// tier file that cannot be written. Tiers finished before the error are
-/// on disk, and a later call resumes after them.
+/// [`SolveError::Limit`] before anything is solved if a tier is over the
+/// solver's limits ([`check_limits`]), or when a tier's initial pass
+/// finds a position with too many in-tier children;
+/// [`SolveError::Tablebase`] for a lower tier that cannot be read
+/// (missing, damaged, other rules), or a tier file that cannot be
+/// written. Tiers finished before the error are on disk, and a later call
+/// resumes after them.
 ///
 /// Bound on [`Game`], not only [`Tiers`]: the tier files go through
 /// [`TierStore`], which asks for a whole game (it uses only the
@@ -170,13 +220,14 @@ pub fn solve_game<G: Game>(
     g: &G,
     opts: &SolveOptions,
     observer: &dyn SolveObserver,
-) -> Result<Vec<TierReport>, TbError> {
+) -> Result<Vec<TierReport>, SolveError> {
+    check_limits(g, opts.max_pieces, None)?;
     let mut reports = Vec::new();
     let mut pending = None;
     let result = solve_tiers(g, opts, observer, &mut reports, &mut pending);
     // Even after an error, let the last write finish (or fail) cleanly.
     let last = pending.map_or(Ok(()), |p| p.finish(&mut reports));
-    result.and(last).map(|_| reports)
+    result.and(last.map_err(SolveError::from)).map(|_| reports)
 }
 
 fn solve_tiers<G: Game>(
@@ -185,7 +236,7 @@ fn solve_tiers<G: Game>(
     observer: &dyn SolveObserver,
     reports: &mut Vec<TierReport>,
     pending: &mut Option<PendingWrite>,
-) -> Result<(), TbError> {
+) -> Result<(), SolveError> {
     let tiers = g.tiers(opts.max_pieces);
     let mut loaded: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
     // The writer compresses with as many threads as the solver uses; the OS
@@ -241,10 +292,10 @@ fn solve_tiers<G: Game>(
 
         observer.tier_started(&name, positions);
         let t0 = Instant::now();
-        let solved = solve_tier(g, t, &lower, &|e| match e {
+        let solved = try_solve_tier(g, t, &lower, &|e| match e {
             Progress::Initial(k) => observer.initial(k),
             Progress::Level(l, done) => observer.level(l, done),
-        });
+        })?;
         let mut stats = solved.stats;
         stats.seconds = t0.elapsed().as_secs_f64();
         stats.threads = rayon::current_num_threads();

@@ -16,12 +16,13 @@
 //! The *set* of positions decided at each level does not depend on the order
 //! in which threads run, so the table is identical for any thread count.
 
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::limits::{check_tier_size, LimitError};
 use super::propagate::{LevelJob, Tuning};
 use crate::game::{TierKey, Tiers};
 use crate::tablebase::TierStats;
@@ -29,9 +30,10 @@ use crate::value::{Packed, Value, UNDECIDED};
 
 /// The solver's per-slot state word.
 ///
-/// * `0` ([`UNDECIDED`]): the slot holds no position (symmetry reduction),
+/// * `0` ([`Packed::UNDECIDED`]'s word): the slot holds no position
+///   (symmetry reduction),
 ///   or the initial pass has not reached it yet;
-/// * `1 ..= OPEN - 1`: a decided packed value ([`Value::pack`]);
+/// * `1 ..= OPEN - 1`: a decided packed value's word ([`Packed::to_bits`]);
 /// * `OPEN | lower << 8 | flag | count`: an undecided position with `count`
 ///   undecided distinct in-tier children. `NOT_A_LOSS` says that a
 ///   lower-tier child is a loss or a draw, so it can never become a loss;
@@ -40,10 +42,12 @@ use crate::value::{Packed, Value, UNDECIDED};
 ///   does not fit. Keeping it here spares the propagation re-generating a
 ///   new loss's moves and reading the lower tier again to find it.
 pub(super) mod state {
+    /// The first open state: decided values stay below it.
     pub const OPEN: u16 = 0x8000;
     pub const LOWER_SHIFT: u32 = 8;
     pub const LOWER_UNKNOWN: u16 = 0x7F;
     pub const NOT_A_LOSS: u16 = 0x80;
+    /// The counter's bits (the limit `MAX_IN_TIER_CHILDREN`).
     pub const COUNT: u16 = 0x7F;
 
     #[inline]
@@ -70,7 +74,7 @@ pub(super) mod state {
 pub(super) use state::{is_open, lower_max, COUNT, NOT_A_LOSS, OPEN};
 
 // The store starts as an array of zeros, which must mean "undecided".
-const _: () = assert!(UNDECIDED == 0);
+const _: () = assert!(UNDECIDED.to_bits() == 0);
 
 /// Slots handled per rayon task of the initial pass.
 const CHUNK: usize = 1 << 12;
@@ -159,7 +163,7 @@ fn missing(t: TierKey, i: u64) -> ! {
 /// Pack a decided value, which must stay below the open states.
 #[inline]
 pub(super) fn pack(v: Value) -> u16 {
-    let p = v.pack();
+    let p = v.pack().to_bits();
     assert!(
         p < OPEN,
         "remoteness {v} too large for the solver's state word"
@@ -227,12 +231,36 @@ pub struct SolvedTier {
 
 /// Solve tier `t` of `g`, given its solved dependencies. `progress` is told
 /// how far the initial pass and the levels have got.
+///
+/// # Panics
+///
+/// If the tier is over one of the solver's [limits](super::check_limits)
+/// ([`try_solve_tier`] returns the error instead).
 pub fn solve_tier<G: Tiers>(
     g: &G,
     t: TierKey,
     lower: &Lower,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> SolvedTier {
+    try_solve_tier(g, t, lower, progress).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`solve_tier`], with a typed error for a tier the solver cannot take.
+///
+/// # Errors
+///
+/// [`LimitError::TierTooLarge`] if the tier has more slots than
+/// [`MAX_TIER_SLOTS`](super::MAX_TIER_SLOTS) (nothing is solved), and
+/// [`LimitError::TooManyChildren`] if a position of it has more distinct
+/// in-tier children than
+/// [`MAX_IN_TIER_CHILDREN`](super::MAX_IN_TIER_CHILDREN) (found in the
+/// initial pass, which then stops).
+pub fn try_solve_tier<G: Tiers>(
+    g: &G,
+    t: TierKey,
+    lower: &Lower,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<SolvedTier, LimitError> {
     solve_tier_tuned(g, t, lower, progress, Tuning::default())
 }
 
@@ -242,21 +270,27 @@ fn solve_tier_tuned<G: Tiers>(
     lower: &Lower,
     progress: &(dyn Fn(Progress) + Sync),
     tuning: Tuning,
-) -> SolvedTier {
+) -> Result<SolvedTier, LimitError> {
+    check_tier_size(g, t)?;
     let n = g.tier_size(t) as usize;
-    assert!(n <= u32::MAX as usize, "tier too large for 32-bit indices");
-    let mut store = crate::hugemem::zeroed_u16(n);
+    let mut store = Packed::vec_from_bits(crate::hugemem::zeroed_u16(n));
     let touches = AtomicU64::new(0);
     let mut stats = TierStats::default();
     let t0 = Instant::now();
     {
-        let states = as_atomic_u16(&mut store);
+        let states = as_atomic_u16(Packed::slice_as_bits_mut(&mut store));
 
         // 1. Initial pass: rule ends, lower-tier children, in-tier counters.
         // Each task hands its finds to the shared queues as it ends, so the
         // extra memory stays bounded by a few tasks' worth.
+        // The most in-tier children of a position over the counter's
+        // limit, if any: the pass then stops.
+        let crowded = AtomicU32::new(0);
         let queues = Mutex::new((Buckets::default(), Buckets::default()));
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            if crowded.load(Relaxed) != 0 {
+                return;
+            }
             let lo = c * CHUNK;
             let hi = (lo + CHUNK).min(n);
             let mut w = InitWork::default();
@@ -264,6 +298,10 @@ fn solve_tier_tuned<G: Tiers>(
             let slots = std::mem::take(&mut w.slots);
             for batch in slots.chunks(BATCH) {
                 init_batch(g, t, batch, lower, states, tuning.keep_lower_wins, &mut w);
+                if w.crowded != 0 {
+                    crowded.fetch_max(w.crowded, Relaxed);
+                    return;
+                }
             }
             touches.fetch_add(w.touches, Relaxed);
             let mut q = queues.lock().unwrap();
@@ -272,6 +310,13 @@ fn solve_tier_tuned<G: Tiers>(
             drop(q);
             progress(Progress::Initial((hi - lo) as u64));
         });
+        let children = crowded.into_inner();
+        if children != 0 {
+            return Err(LimitError::TooManyChildren {
+                tier: Some(g.tier_name(t)),
+                children,
+            });
+        }
         let (mut buckets, mut tentative) = queues.into_inner().unwrap();
         stats.init_seconds = t0.elapsed().as_secs_f64();
 
@@ -322,10 +367,10 @@ fn solve_tier_tuned<G: Tiers>(
                     part.unused += 1;
                     continue;
                 }
-                if is_open(*s) {
-                    *s = Value::Draw.pack();
+                if is_open(s.to_bits()) {
+                    *s = Packed::DRAW;
                 }
-                match Value::unpack(*s).unwrap() {
+                match s.value().unwrap() {
                     Value::Win(r) => {
                         part.wins += 1;
                         part.max_win = part.max_win.max(r);
@@ -355,11 +400,11 @@ fn solve_tier_tuned<G: Tiers>(
     stats.max_win = tally.max_win;
     stats.max_loss = tally.max_loss;
     stats.propagate_seconds += t2.elapsed().as_secs_f64();
-    SolvedTier {
+    Ok(SolvedTier {
         values: store,
         stats,
         touches: touches.into_inner(),
-    }
+    })
 }
 
 /// Scratch space of one initial-pass task (reused, so nothing allocates
@@ -379,6 +424,9 @@ struct InitWork<G: Tiers> {
     decided: Found,
     tentative: Vec<(u16, u32)>,
     touches: u64,
+    /// The in-tier children of a position over the counter's limit (0:
+    /// none such yet).
+    crowded: u32,
 }
 
 impl<G: Tiers> Default for InitWork<G> {
@@ -393,6 +441,7 @@ impl<G: Tiers> Default for InitWork<G> {
             decided: Found::default(),
             tentative: Vec::new(),
             touches: 0,
+            crowded: 0,
         }
     }
 }
@@ -480,10 +529,10 @@ fn init_batch<G: Tiers>(
             }
             continue;
         }
-        assert!(
-            count <= COUNT as usize,
-            "too many distinct moves for the counter"
-        );
+        if count > COUNT as usize {
+            w.crowded = count.min(u32::MAX as usize) as u32;
+            return;
+        }
         let not_a_loss = best_win.is_some() || has_draw;
         let kept = if keep_lower_wins { lower_max } else { u16::MAX };
         states[i as usize].store(state::open(count as u16, not_a_loss, kept), Relaxed);
@@ -506,7 +555,7 @@ mod tests {
         assert!(largest < MAX_REMOTENESS);
         for v in [Value::Draw, Value::Loss(largest), Value::Win(largest)] {
             assert!(!is_open(pack(v)));
-            assert_ne!(pack(v), UNDECIDED);
+            assert_ne!(pack(v), UNDECIDED.to_bits());
         }
         assert!(is_open(OPEN));
         assert!(is_open(state::open(COUNT, true, u16::MAX)));
@@ -544,7 +593,7 @@ mod tests {
                     region_shift: Some(round as u32 % 3),
                     keep_lower_wins: round != 5,
                 };
-                let small = solve_tier_tuned(&g, t, &lower, &|_| {}, tiny);
+                let small = solve_tier_tuned(&g, t, &lower, &|_| {}, tiny).unwrap();
                 assert_eq!(small.values, plain.values, "tier {t} {tiny:?}");
                 if tiny.keep_lower_wins {
                     assert_eq!(small.touches, plain.touches);
@@ -563,7 +612,7 @@ mod tests {
                 let (_, s) = done.iter().find(|(k, _)| *k == d).unwrap();
                 lower.add(d, &s.values);
             }
-            let solved = solve_tier_tuned(g, t, &lower, &|_| {}, tuning);
+            let solved = solve_tier_tuned(g, t, &lower, &|_| {}, tuning).unwrap();
             done.push((t, solved));
         }
         done
@@ -604,6 +653,103 @@ mod tests {
                 );
             });
         }
+    }
+
+    /// Weiming, but every position claims more distinct in-tier moves
+    /// than the counter holds.
+    struct Crowded(crate::games::weiming::Weiming);
+
+    impl crate::game::Rules for Crowded {
+        type Pos = <crate::games::weiming::Weiming as crate::game::Rules>::Pos;
+        type Move = <crate::games::weiming::Weiming as crate::game::Rules>::Move;
+        fn start(&self) -> Self::Pos {
+            self.0.start()
+        }
+        fn side_to_move(&self, p: &Self::Pos) -> crate::Side {
+            self.0.side_to_move(p)
+        }
+        fn rule_end(&self, p: &Self::Pos) -> Option<crate::GameEnd> {
+            self.0.rule_end(p)
+        }
+        fn moves(&self, p: &Self::Pos, out: &mut Vec<Self::Move>) {
+            self.0.moves(p, out)
+        }
+        fn apply(&self, p: &Self::Pos, m: &Self::Move) -> Self::Pos {
+            self.0.apply(p, m)
+        }
+        fn pass(&self, p: &Self::Pos) -> Self::Pos {
+            self.0.pass(p)
+        }
+    }
+
+    impl Tiers for Crowded {
+        fn id(&self) -> &str {
+            self.0.id()
+        }
+        fn rules_hash(&self) -> u64 {
+            self.0.rules_hash()
+        }
+        fn tiers(&self, m: Option<u32>) -> Vec<TierKey> {
+            self.0.tiers(m)
+        }
+        fn tier_name(&self, t: TierKey) -> String {
+            self.0.tier_name(t)
+        }
+        fn tier_of(&self, p: &Self::Pos) -> TierKey {
+            self.0.tier_of(p)
+        }
+        fn tier_max_pieces(&self, t: TierKey) -> u32 {
+            self.0.tier_max_pieces(t)
+        }
+        fn tier_size(&self, t: TierKey) -> u64 {
+            self.0.tier_size(t)
+        }
+        fn tier_deps(&self, t: TierKey) -> Vec<TierKey> {
+            self.0.tier_deps(t)
+        }
+        fn rank(&self, t: TierKey, p: &Self::Pos) -> u64 {
+            self.0.rank(t, p)
+        }
+        fn unrank(&self, t: TierKey, i: u64) -> Self::Pos {
+            self.0.unrank(t, i)
+        }
+        fn unmoves(&self, p: &Self::Pos, out: &mut Vec<Self::Pos>) {
+            self.0.unmoves(p, out)
+        }
+        fn in_tier_children_may_share_slots(&self, _: &Self::Pos) -> bool {
+            false
+        }
+        fn lower_child_ranks(
+            &self,
+            _: &Self::Pos,
+            _: &mut Vec<Self::Move>,
+            _: &mut Vec<(TierKey, u64)>,
+        ) -> usize {
+            COUNT as usize + 3
+        }
+    }
+
+    /// A position with more in-tier children than the counter holds stops
+    /// the tier with a typed error, not a panic.
+    #[test]
+    fn too_many_in_tier_children_is_an_error() {
+        let g = Crowded(crate::games::weiming::Weiming::new());
+        let t = g.tiers(None)[0];
+        let err = match try_solve_tier(&g, t, &Lower::new(), &|_| {}) {
+            Ok(_) => panic!("tier {t} solved"),
+            Err(e) => e,
+        };
+        assert_eq!(
+            err,
+            LimitError::TooManyChildren {
+                tier: Some(g.tier_name(t)),
+                children: COUNT as u32 + 3
+            }
+        );
+        assert!(err.to_string().contains("7-bit counter"), "{err}");
+        // The same tier of the real game solves.
+        let real = crate::games::weiming::Weiming::new();
+        assert!(try_solve_tier(&real, t, &Lower::new(), &|_| {}).is_ok());
     }
 
     #[test]

@@ -26,7 +26,7 @@
 //!
 //! and `cache` (the block cache), `store`, `probe` and `error`. The
 //! feature `internals` exposes the two layers' insides as
-//! [`internals`] for the development tools and tests.
+//! `tablebase::internals` for the development tools and tests.
 
 mod cache;
 mod codec;
@@ -134,7 +134,7 @@ pub fn tier_path(dir: &Path, game_id: &str, tier_name: &str) -> PathBuf {
 }
 
 /// Write a tier file atomically (temp file, fsync, rename) in the default
-/// encoding. Unused slots (packed 0) are "don't care": they read back as
+/// encoding. Unused slots ([`Packed::UNDECIDED`]) are "don't care": they read back as
 /// draws.
 ///
 /// # Errors
@@ -169,11 +169,12 @@ mod tests {
         let dir = scratch("round-trip");
         let path = tier_path(&dir, "test", "t7");
         let n = 200_003u64;
+        // Raw words: unused, draws, and wins and losses up to 148 plies.
         let values: Vec<Packed> = (0..n)
             .map(|i| match i % 11 {
-                0 => 0,
-                1..=5 => 1,
-                k => (2 + (i * k) % 300) as Packed,
+                0 => Packed::UNDECIDED,
+                1..=5 => Packed::DRAW,
+                k => Packed::from_bits((2 + (i * k) % 300) as u16),
             })
             .collect();
         for opts in [
@@ -198,7 +199,7 @@ mod tests {
             // Blocks larger than a cache slot decode on every probe: sample fewer.
             let step = if opts.block_size > 4096 { 997 } else { 7 };
             for i in (0..n as usize).rev().step_by(step) {
-                if values[i] != 0 {
+                if values[i] != Packed::UNDECIDED {
                     assert_eq!(back[i], values[i]);
                     // First miss, second miss, then admitted and a hit.
                     for _ in 0..3 {
@@ -207,7 +208,7 @@ mod tests {
                     let v = Value::unpack(values[i]).unwrap();
                     assert_eq!(f.get_wdl(i as u64).unwrap(), v.wdl());
                 } else {
-                    assert_eq!(back[i], 1, "an unused slot reads back as a draw");
+                    assert_eq!(back[i], Packed::DRAW, "an unused slot reads back as a draw");
                 }
             }
             assert!(f.get(n).is_err());
@@ -220,7 +221,7 @@ mod tests {
         write_tier(&path, &meta(0), &[]).unwrap();
         let f = TierFile::open(&path, "test", 42, 7).unwrap();
         assert!(f.read_all().unwrap().is_empty());
-        assert!(write_tier(&path, &meta(5), &[1, 1]).is_err());
+        assert!(write_tier(&path, &meta(5), &[Packed::DRAW; 2]).is_err());
         let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -237,7 +238,9 @@ mod tests {
         let dir = scratch("truncated");
         let path = tier_path(&dir, "test", "t7");
         let n = 300_000u64;
-        let values: Vec<Packed> = (0..n).map(|i| 2 + (i % 97) as Packed).collect();
+        let values: Vec<Packed> = (0..n)
+            .map(|i| Packed::from_bits(2 + (i % 97) as u16))
+            .collect();
         write_tier(&path, &meta(n), &values).unwrap();
         let f = TierFile::open(&path, "test", 42, 7).unwrap();
         // The first block's index chunk read, the block cached.

@@ -13,13 +13,13 @@ use qibase::game::{Notation, Side, Tiers};
 use qibase::games::{AnyGame, Cannons};
 use qibase::numbering::binom;
 use qibase::solver::solve_in_memory;
-use qibase::value::Value;
+use qibase::value::{Packed, Value};
 use rayon::prelude::*;
 
 /// (cannons win, soldiers win, draw) of layer `k`, absolute view.
 fn layer_counts(
     g: &Cannons,
-    solved: &std::collections::HashMap<u32, Vec<u16>>,
+    solved: &std::collections::HashMap<u32, Vec<Packed>>,
     k: u32,
 ) -> [u64; 3] {
     let table = &solved[&k];

@@ -120,6 +120,10 @@ impl CannonChess {
 
     /// A board of `w` files × `h` ranks (w·h ≤ 32, w, h ≤ 26 and ≥ 1) with the start
     /// position `start` in position-string notation.
+    ///
+    /// # Errors
+    ///
+    /// As [`CannonChess::with_rules`].
     pub fn new(id: &str, title: &str, w: u32, h: u32, start: &str) -> Result<Self, SpecError> {
         Self::with_rules(id, title, w, h, start, MAX_SIDE, CcRules::PRESET)
     }
@@ -127,6 +131,12 @@ impl CannonChess {
     /// A board with `max_side` pieces a side at most and these rule
     /// switches. A preset's id (no `:`) with the preset rules and six
     /// pieces keeps today's rules hash; any other variant hashes its name.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError::Unsupported`] for a board over 32 points or 26 files,
+    /// a piece count outside 1 to 15 or too large a numbering table, and
+    /// a start position that does not parse on the board.
     pub fn with_rules(
         id: &str,
         title: &str,

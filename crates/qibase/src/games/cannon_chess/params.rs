@@ -116,6 +116,11 @@ impl CannonChessParams {
     }
 
     /// Set one parameter (values are checked here; combinations in `build`).
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError::BadValue`] for a value outside its key's range,
+    /// [`SpecError::UnknownKey`] for a key cannon chess does not have.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
         let word = |words: &[&str]| variant::parse_word(key, value, words);
         match key {
@@ -158,6 +163,12 @@ impl CannonChessParams {
     }
 
     /// Build the game, checking that the parameters fit together.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError::Unsupported`] when the parameters do not fit together
+    /// (more pieces than the board holds, no default setup, too large a
+    /// numbering table) or a given setup does not parse.
     pub fn build(&self) -> Result<CannonChess, SpecError> {
         let name = self.name();
         if 2 * self.pieces > self.width * self.height {

@@ -11,6 +11,11 @@ impl CannonChessParams {
     /// rest of its pieces on the next rank from both ends inward; O the
     /// same from the top. Six pieces on four files give both presets'
     /// setups (a full row plus the two ends of the next).
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError::Unsupported`] if the two sides' rows do not fit on the
+    /// board apart.
     pub fn default_setup(&self) -> Result<String, SpecError> {
         let (w, h, p) = (self.width, self.height, self.pieces);
         let rows = p.div_ceil(w);

@@ -126,6 +126,11 @@ impl CannonsParams {
     }
 
     /// Set one parameter (values are checked here; combinations in `build`).
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError::BadValue`] for a value outside its key's range,
+    /// [`SpecError::UnknownKey`] for a key the cannon games do not have.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
         match key {
             "board" => (self.width, self.height) = variant::parse_board(value)?,
@@ -173,6 +178,12 @@ impl CannonsParams {
     }
 
     /// Build the game, checking that the parameters fit together.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError::Unsupported`] when the parameters do not fit together
+    /// (more pieces than points, no default setup, too large a numbering
+    /// table) or a given setup does not parse.
     pub fn build(&self) -> Result<Cannons, SpecError> {
         let name = self.name();
         let unsupported = |message| Err(SpecError::Unsupported { message });

@@ -10,6 +10,11 @@ impl CannonsParams {
     /// The default start: soldiers fill the ranks from the top, the last
     /// partial rank from both ends inward; the cannons stand centred on
     /// rank 1. Reproduces both presets' setups.
+    ///
+    /// # Errors
+    ///
+    /// [`SpecError::Unsupported`] if the soldiers' ranks and the cannons'
+    /// rank do not fit on the board.
     pub fn default_setup(&self) -> Result<String, SpecError> {
         let (w, h) = (self.width, self.height);
         let rows = self.soldiers.div_ceil(w);

@@ -48,6 +48,11 @@ impl fmt::Display for BoardError {
 /// The bitboards of the two piece letters `letters` in `board`, a
 /// `w` × `h` board string; ranks are checked from the top, each for its
 /// length and then its characters, and the first fault is returned.
+///
+/// # Errors
+///
+/// A [`BoardError`]: the wrong number of ranks, a rank of the wrong
+/// length, or a character that is neither a letter of `letters` nor `.`.
 pub fn read_board(board: &str, w: u32, h: u32, letters: [char; 2]) -> Result<[u32; 2], BoardError> {
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != h as usize {

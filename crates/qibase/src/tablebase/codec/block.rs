@@ -10,7 +10,7 @@
 //! faster, but their index entries and stream states cost 0.37 more bits
 //! per used slot; the part tables and restarts cost 0.075).
 //!
-//! An unused slot (packed 0) is a don't-care: it is coded as a draw, which
+//! An unused slot (undecided) is a don't-care: it is coded as a draw, which
 //! costs no remoteness bits, and reads back as one.
 
 use super::model::{constant, quad_steps, wdl_of, TierModel, QUAD, WDL_DRAW, WDL_WIN};
@@ -92,7 +92,7 @@ impl TierModel {
         if block.is_empty() {
             return (Vec::new(), Vec::new());
         }
-        let filled: Vec<Packed> = block.iter().map(|&v| v.max(1)).collect();
+        let filled: Vec<Packed> = block.iter().map(|&v| v.or_draw()).collect();
         let w: Vec<u8> = filled.iter().map(|&v| wdl_of(v)).collect();
         let mut wdl = Vec::new();
         let mut rem = Vec::new();
@@ -209,7 +209,7 @@ impl TierModel {
         self.decode_part_wdl(parts.get(k), plen, &mut w[..end])
             .map_err(in_part)?;
         if w[off - lo] == WDL_DRAW {
-            return Ok(1);
+            return Ok(Packed::DRAW);
         }
         if rem.is_empty() {
             return Err(CodecProblem::MissingRemoteness.into());
@@ -245,7 +245,7 @@ impl TierModel {
         let complete = n == len;
         let mut any_decisive = false;
         let mut w = [0u8; PART];
-        let mut v = [0 as Packed; PART];
+        let mut v = [Packed::UNDECIDED; PART];
         for (k, o) in out.chunks_mut(PART).enumerate() {
             let in_part = |e: CodecProblem| CodecError::from(e).in_part(k);
             let plen = part_len(len, k);
@@ -254,7 +254,11 @@ impl TierModel {
             self.decode_part_wdl(parts.get(k), plen, &mut w[..end])
                 .map_err(in_part)?;
             for (x, &s) in v.iter_mut().zip(&w[..end]) {
-                *x = (s == WDL_DRAW) as Packed;
+                *x = if s == WDL_DRAW {
+                    Packed::DRAW
+                } else {
+                    Packed::UNDECIDED
+                };
             }
             let decisive = w[..end].iter().any(|&s| s != WDL_DRAW);
             any_decisive |= decisive;
@@ -289,6 +293,11 @@ mod tests {
         }
     }
 
+    /// Raw 16-bit words as packed values (random test data).
+    fn words(bits: impl IntoIterator<Item = u16>) -> Vec<Packed> {
+        bits.into_iter().map(Packed::from_bits).collect()
+    }
+
     fn model_of(values: &[Packed], bs: usize) -> TierModel {
         let mut counts = Counts::new();
         for b in values.chunks(bs) {
@@ -302,21 +311,21 @@ mod tests {
         let m = model_of(values, bs);
         for b in values.chunks(bs) {
             let (w, r) = m.encode(b);
-            let mut full = vec![0; b.len()];
+            let mut full = vec![Packed::UNDECIDED; b.len()];
             m.decode_values(&w, &r, b.len(), &mut full).unwrap();
             let mut wdl = vec![9; b.len()];
             m.decode_wdl(&w, b.len(), &mut wdl).unwrap();
             for i in 0..b.len() {
-                if b[i] != 0 {
+                if b[i] != Packed::UNDECIDED {
                     assert_eq!(full[i], b[i], "slot {i}");
                 } else {
-                    assert_eq!(full[i], 1, "an unused slot reads as a draw");
+                    assert_eq!(full[i], Packed::DRAW, "an unused slot reads as a draw");
                 }
                 assert_eq!(wdl_of(full[i]), wdl[i]);
             }
             // Stopping early gives the same prefix.
             let k = b.len() / 2;
-            let mut part = vec![0; k];
+            let mut part = vec![Packed::UNDECIDED; k];
             m.decode_values(&w, &r, b.len(), &mut part).unwrap();
             assert_eq!(part[..], full[..k]);
             // Single slots, from their own part.
@@ -330,13 +339,11 @@ mod tests {
     #[test]
     fn random_values_round_trip() {
         let mut r = rng(3);
-        let v: Vec<Packed> = (0..40_000)
-            .map(|_| match r() % 10 {
-                0 => 0,
-                1 => 1,
-                _ => 2 + (r() % 2000) as Packed,
-            })
-            .collect();
+        let v = words((0..40_000).map(|_| match r() % 10 {
+            0 => 0,
+            1 => 1,
+            _ => 2 + (r() % 2000) as u16,
+        }));
         for bs in [1, 7, 256, 4096] {
             check(&v, bs);
         }
@@ -344,50 +351,50 @@ mod tests {
         let big = [
             crate::value::Value::Win(crate::value::MAX_REMOTENESS).pack(),
             crate::value::Value::Loss(300).pack(),
-            1,
-            0,
-            5,
+            Packed::DRAW,
+            Packed::UNDECIDED,
+            crate::value::Value::Win(1).pack(),
         ];
         check(&big, 3);
         check(&[], 4);
-        check(&[0, 0, 0], 4);
-        check(&[1, 1, 0, 1], 4);
+        check(&words([0, 0, 0]), 4);
+        check(&words([1, 1, 0, 1]), 4);
     }
 
     #[test]
     fn skewed_values_round_trip() {
         let mut r = rng(5);
         let mut v = Vec::new();
-        let mut cur: Packed = 1;
+        let mut cur = 1;
         for _ in 0..100_000 {
             if r().is_multiple_of(50) {
-                cur = 1 + (r() % 60) as Packed;
+                cur = 1 + (r() % 60) as u16;
             }
             v.push(if r().is_multiple_of(7) { 0 } else { cur });
         }
-        check(&v, 512);
+        check(&words(v), 512);
     }
 
     #[test]
     fn constant_parts_round_trip_and_refuse_a_bad_symbol() {
         // Whole parts of one WDL symbol (wins of two remoteness, draws,
         // unused slots that become draws), beside mixed ones.
-        let mut v: Vec<Packed> = (0..256).map(|i| if i % 2 == 0 { 5 } else { 7 }).collect();
+        let mut v: Vec<u16> = (0..256).map(|i| if i % 2 == 0 { 5 } else { 7 }).collect();
         v.extend([1; 256]);
         v.extend([0; 300]);
-        v.extend((0..300).map(|i| 2 + (i % 5) as Packed));
+        v.extend((0..300).map(|i| 2 + (i % 5) as u16));
         v.extend([4; 700]);
-        check(&v, 512);
+        check(&words(v), 512);
         let m = TierModel::new(&Counts::new().spec()).unwrap();
-        let (w, r) = m.encode(&[9; 512]);
+        let (w, r) = m.encode(&words([9; 512]));
         assert_eq!(
             w.len(),
             2 + 2,
             "two constant parts: a table and a byte each"
         );
-        let mut out = vec![0; 512];
+        let mut out = vec![Packed::UNDECIDED; 512];
         m.decode_values(&w, &r, 512, &mut out).unwrap();
-        assert_eq!(out, vec![9; 512]);
+        assert_eq!(out, words([9; 512]));
         let mut bad = w.clone();
         bad[2] = 3;
         let e = m.decode_values(&bad, &r, 512, &mut out).unwrap_err();
@@ -398,10 +405,10 @@ mod tests {
 
     #[test]
     fn damaged_block_streams_are_errors() {
-        let v: Vec<Packed> = (0..300).map(|i| 2 + (i % 13) as Packed).collect();
+        let v = words((0..300).map(|i| 2 + (i % 13) as u16));
         let m = model_of(&v, 512);
         let (w, r) = m.encode(&v);
-        let mut out = vec![0; v.len()];
+        let mut out = vec![Packed::UNDECIDED; v.len()];
         assert!(m
             .decode_values(&w, &r[..r.len() - 1], v.len(), &mut out)
             .is_err());
@@ -411,7 +418,7 @@ mod tests {
         longer.push(7);
         assert!(m.decode_values(&w, &longer, v.len(), &mut out).is_err());
         // A remoteness stream for a block of draws.
-        let draws = [1 as Packed; 300];
+        let draws = [Packed::DRAW; 300];
         let (dw, dr) = m.encode(&draws);
         assert!(dr.is_empty());
         let e = m.decode_values(&dw, &r, 300, &mut out).unwrap_err();

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rans::{normalize_compact_all, ChainedTables, Model};
 use super::CodecProblem;
-use crate::value::Packed;
+use crate::value::{Packed, Wdl};
 
 /// WDL symbol of a draw.
 pub const WDL_DRAW: u8 = 0;
@@ -37,15 +37,13 @@ pub const QUAD: usize = 4;
 /// WDL symbols: every quad of three slot symbols.
 pub const QUAD_SYMBOLS: usize = 81;
 
-/// WDL symbol of a used packed value (draw 1, loss `2 + 2r`, win `3 + 2r`).
+/// WDL symbol of a stored value (undecided counts as a draw).
 #[inline]
 pub fn wdl_of(p: Packed) -> u8 {
-    if p == 1 {
-        WDL_DRAW
-    } else if p & 1 == 0 {
-        WDL_LOSS
-    } else {
-        WDL_WIN
+    match p.wdl() {
+        Some(Wdl::Loss) => WDL_LOSS,
+        Some(Wdl::Win) => WDL_WIN,
+        Some(Wdl::Draw) | None => WDL_DRAW,
     }
 }
 
@@ -141,7 +139,7 @@ impl Counts {
         let mut ws = Vec::with_capacity(super::PART);
         for part in block.chunks(super::PART) {
             ws.clear();
-            ws.extend(part.iter().map(|&v| wdl_of(v.max(1))));
+            ws.extend(part.iter().map(|&v| wdl_of(v)));
             if constant(&ws).is_none() {
                 quad_steps(&ws, |c, s| self.wdl[c][s] += 1);
             }

@@ -82,9 +82,10 @@ fn class_of(x: u8) -> usize {
     (x != LOSS) as usize
 }
 
+/// The remoteness of a win or a loss.
 #[inline]
 fn remoteness_of(v: Packed) -> u32 {
-    ((v - 2) / 2) as u32
+    v.remoteness().expect("a win or a loss") as u32
 }
 
 /// The Rice parameter with the fewest bits for `ds`, every unary part at
@@ -178,7 +179,7 @@ fn pack(x: u8, p: Params, d: u32) -> Result<Packed, CodecProblem> {
     if r > MAX_REMOTENESS as u32 {
         return Err(CodecProblem::RemotenessTooLarge);
     }
-    Ok(2 + 2 * r as Packed + (x != LOSS) as Packed)
+    Ok(Packed::decisive(x != LOSS, r as u16))
 }
 
 /// Fill the decisive slots of `out` from `bytes`, `wdl` holding the WDL
@@ -266,7 +267,7 @@ pub fn value_at(bytes: &[u8], wdl: &[u8], off: usize) -> Result<Packed, CodecPro
     let before = counts(&seg[..off - lo]);
     let x = wdl[off];
     if x == DRAW {
-        return Ok(1);
+        return Ok(Packed::DRAW);
     }
     let pc = p[class_of(x)];
     let t = before[0] + before[1];
@@ -281,24 +282,33 @@ pub fn value_at(bytes: &[u8], wdl: &[u8], off: usize) -> Result<Packed, CodecPro
 
 #[cfg(test)]
 mod tests {
+    use super::super::model::wdl_of as wdl;
     use super::*;
+    use crate::value::Value;
 
-    fn wdl(v: Packed) -> u8 {
-        match v {
-            1 => DRAW,
-            v if v & 1 == 0 => LOSS,
-            _ => 2,
-        }
+    /// A win (`win`) or a loss in `r`.
+    fn decisive(win: bool, r: u64) -> Packed {
+        let r = r as u16;
+        if win { Value::Win(r) } else { Value::Loss(r) }.pack()
     }
 
     fn round_trip(values: &[Packed]) {
         let w: Vec<u8> = values.iter().map(|&v| wdl(v)).collect();
         let bytes = encode(values, &w);
-        let mut out: Vec<Packed> = w.iter().map(|&x| (x == DRAW) as Packed).collect();
+        let mut out: Vec<Packed> = w
+            .iter()
+            .map(|&x| {
+                if x == DRAW {
+                    Packed::DRAW
+                } else {
+                    Packed::UNDECIDED
+                }
+            })
+            .collect();
         decode(&bytes, &w, &mut out, true).unwrap();
         assert_eq!(out, values);
         for (i, &v) in values.iter().enumerate() {
-            if v != 1 {
+            if v != Packed::DRAW {
                 let end = ((i / SEGMENT + 1) * SEGMENT).min(w.len());
                 assert_eq!(value_at(&bytes, &w[..end], i), Ok(v), "slot {i}");
             }
@@ -322,9 +332,9 @@ mod tests {
             for spread in [1u64, 2, 9, 40, 250, 700, MAX_REMOTENESS as u64 + 1] {
                 let values: Vec<Packed> = (0..len)
                     .map(|_| match next() % 4 {
-                        0 => 1,
-                        1 => 2 + 2 * (next() % spread) as Packed,
-                        _ => 3 + 2 * (10 + next() % spread).min(MAX_REMOTENESS as u64) as Packed,
+                        0 => Packed::DRAW,
+                        1 => decisive(false, next() % spread),
+                        _ => decisive(true, (10 + next() % spread).min(MAX_REMOTENESS as u64)),
                     })
                     .collect();
                 round_trip(&values);
@@ -334,12 +344,22 @@ mod tests {
 
     #[test]
     fn one_value_classes_and_parity() {
-        round_trip(&[4; 64]);
-        round_trip(&[5, 9, 13, 17, 1, 1, 2, 3]);
-        let all_draw = [1u16; 70];
+        round_trip(&[Value::Loss(1).pack(); 64]);
+        let [d, w] = [false, true].map(|win| move |r| decisive(win, r));
+        round_trip(&[
+            w(1),
+            w(3),
+            w(5),
+            w(7),
+            Packed::DRAW,
+            Packed::DRAW,
+            d(0),
+            w(0),
+        ]);
+        let all_draw = [Packed::DRAW; 70];
         let w = vec![DRAW; 70];
         assert!(encode(&all_draw, &w).is_empty());
-        let mut out = vec![1; 70];
+        let mut out = vec![Packed::DRAW; 70];
         decode(&[], &w, &mut out, true).unwrap();
     }
 
@@ -349,9 +369,10 @@ mod tests {
         let values: Vec<Packed> = (0..512)
             .map(|_| {
                 if next().is_multiple_of(3) {
-                    1
+                    Packed::DRAW
                 } else {
-                    2 + (next() % 60) as Packed
+                    let r = next() % 60;
+                    decisive(r % 2 == 1, r / 2)
                 }
             })
             .collect();
@@ -359,7 +380,7 @@ mod tests {
         let bytes = encode(&values, &w);
         // Every truncation is refused by a complete decode.
         for cut in 0..bytes.len() {
-            let mut out = vec![0; 512];
+            let mut out = vec![Packed::UNDECIDED; 512];
             assert!(
                 decode(&bytes[..cut], &w, &mut out, true).is_err(),
                 "cut {cut}"
@@ -370,7 +391,7 @@ mod tests {
         for bit in 0..bytes.len() * 8 {
             let mut b = bytes.clone();
             b[bit / 8] ^= 1 << (bit % 8);
-            let mut out = vec![0; 512];
+            let mut out = vec![Packed::UNDECIDED; 512];
             let _ = decode(&b, &w, &mut out, true);
             for i in (0..512).step_by(37) {
                 if w[i] != DRAW {

@@ -417,7 +417,7 @@ impl TierFile {
         }
         let n = self.meta().positions as usize;
         let bs = self.layout.header.block_size as usize;
-        let mut out = crate::hugemem::zeroed_u16(n);
+        let mut out = Packed::vec_from_bits(crate::hugemem::zeroed_u16(n));
         out.par_chunks_mut(bs * READ_ALL_BATCH)
             .enumerate()
             .try_for_each(|(k, values)| self.decode_batch(k * READ_ALL_BATCH, values))?;
@@ -617,10 +617,9 @@ impl TierFile {
     }
 }
 
+/// The WDL of a stored value (a table stores no undecided slot: a slot
+/// without a position is stored as a draw).
+#[inline]
 fn wdl_of_packed(p: Packed) -> Wdl {
-    match p {
-        1 => Wdl::Draw,
-        p if p & 1 == 0 => Wdl::Loss,
-        _ => Wdl::Win,
-    }
+    p.wdl().unwrap_or(Wdl::Draw)
 }
