@@ -46,6 +46,10 @@ enum Command {
 }
 
 fn main() {
+    if let Err(e) = qibase::check_cpu() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -25,6 +25,10 @@ enum Command {
 }
 
 fn main() {
+    if let Err(e) = qibase::check_cpu() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
     let cli = Cli::parse();
     let result: Result<(), CliError> = match &cli.command {
         Command::Bench(a) => bench::run(a),

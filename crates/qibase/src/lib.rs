@@ -83,4 +83,5 @@ use sys::{hugemem, prefetch};
 
 pub use game::{EndReason, Game, GameEnd, Notation, ParseError, Rules, Side, TierKey, Tiers};
 pub use perft::perft;
+pub use sys::cpu::{check_cpu, UnsupportedCpu};
 pub use value::Value;
