@@ -81,7 +81,15 @@ pub mod value;
 // The OS- and CPU-specific helpers, under their short names.
 use sys::{hugemem, prefetch};
 
+// The names most programs need, flat at the root (the modules above hold
+// the rest, each a namespace for one area, with private insides).
+pub use ai::Difficulty;
+pub use analysis::Oracle;
 pub use game::{EndReason, Game, GameEnd, Notation, ParseError, Rules, Side, TierKey, Tiers};
+pub use games::{AnyGame, CannonChess, Cannons, SpecError, Weiming, GAME_IDS};
 pub use perft::perft;
+pub use rng::Rng;
+pub use solver::{solve_game, solve_in_memory, SolveError, SolveObserver, SolveOptions};
 pub use sys::cpu::{check_cpu, UnsupportedCpu};
-pub use value::Value;
+pub use tablebase::{Tablebase, TbError, TierStore};
+pub use value::{Packed, Value, Wdl};
