@@ -251,11 +251,17 @@ impl TierFile {
 
     /// True if the file is no longer whole: a read of the map touched a
     /// vanished page, or (checked only when `stat` is set, on the error
-    /// path) the file is shorter than when it was opened.
-    #[cold]
+    /// path) the file is shorter than when it was opened. Without `stat`
+    /// it is one atomic load, on every block read.
+    #[inline]
     fn shrunk(&self, stat: bool) -> bool {
-        self.map.as_ref().is_some_and(GuardedMap::damaged)
-            || (stat && self.file.metadata().is_ok_and(|m| m.len() < self.len))
+        self.map.as_ref().is_some_and(GuardedMap::damaged) || (stat && self.shorter_now())
+    }
+
+    /// The file is shorter now than when it was opened (a system call).
+    #[cold]
+    fn shorter_now(&self) -> bool {
+        self.file.metadata().is_ok_and(|m| m.len() < self.len)
     }
 
     /// The bytes `range` of the file: a slice of the map, or read into
