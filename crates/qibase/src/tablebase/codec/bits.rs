@@ -183,13 +183,8 @@ mod tests {
 
     #[test]
     fn nth_one_matches_the_portable_loop() {
-        let mut s = 3u64;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut r = crate::rng::Rng::new(3);
+        let mut next = move || r.next_u64();
         for _ in 0..10_000 {
             let w = next() | 1 << 63;
             let n = (next() % w.count_ones() as u64) as u32;

@@ -283,14 +283,10 @@ mod tests {
     use super::super::model::Counts;
     use super::*;
 
+    /// Test data from the crate's one seeded generator.
     fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed | 1;
-        move || {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            s.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
+        let mut r = crate::rng::Rng::new(seed);
+        move || r.next_u64()
     }
 
     /// Raw 16-bit words as packed values (random test data).

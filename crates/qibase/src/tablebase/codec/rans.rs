@@ -444,14 +444,10 @@ impl<'a> Decoder<'a> {
 mod tests {
     use super::*;
 
+    /// Test data from the crate's one seeded generator.
     fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed | 1;
-        move || {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            s.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
+        let mut r = crate::rng::Rng::new(seed);
+        move || r.next_u64()
     }
 
     /// Code `symbols` alternately on both lanes, decode them back and

@@ -315,14 +315,10 @@ mod tests {
         }
     }
 
+    /// Test data from the crate's one seeded generator.
     fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed | 1;
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        }
+        let mut r = crate::rng::Rng::new(seed);
+        move || r.next_u64()
     }
 
     #[test]
