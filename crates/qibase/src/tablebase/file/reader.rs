@@ -510,16 +510,17 @@ impl TierFile {
         }
     }
 
-    /// The packed value in slot `i`, through the shared block cache.
-    ///
-    /// # Errors
-    /// [`TbError::Corrupt`] for a slot outside the tier or a damaged
-    /// block (a file shortened since it was opened included),
-    /// [`TbError::Io`] if a read fails.
+    /// Slot `i` as `of` reads a packed value: from the preloaded tier, a
+    /// cached block, or else `miss(block, offset)` decoding from the file.
     #[inline]
-    pub fn get(&self, i: u64) -> Result<Packed, TbError> {
+    fn lookup<T>(
+        &self,
+        i: u64,
+        of: impl Fn(Packed) -> T,
+        miss: impl FnOnce(usize, usize) -> Result<T, TbError>,
+    ) -> Result<T, TbError> {
         if let Some(v) = self.preloaded.get() {
-            return v.get(i as usize).copied().ok_or_else(|| {
+            return v.get(i as usize).map(|&p| of(p)).ok_or_else(|| {
                 TbError::corrupt(&self.path, format!("index {i} outside the tier"))
             });
         }
@@ -528,9 +529,20 @@ impl TierFile {
         let key = (self.id << 32) | b as u64;
         self.prefetch_lookup(b, key);
         match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
-            Lookup::Hit(v) => Ok(v),
-            Lookup::Pass => self.decode_value(b, off),
+            Lookup::Hit(v) => Ok(of(v)),
+            Lookup::Pass => miss(b, off),
         }
+    }
+
+    /// The packed value in slot `i`, through the shared block cache.
+    ///
+    /// # Errors
+    /// [`TbError::Corrupt`] for a slot outside the tier or a damaged
+    /// block (a file shortened since it was opened included),
+    /// [`TbError::Io`] if a read fails.
+    #[inline]
+    pub fn get(&self, i: u64) -> Result<Packed, TbError> {
+        self.lookup(i, |p| p, |b, off| self.decode_value(b, off))
     }
 
     /// Win, draw or loss of slot `i`: reads and decodes only the WDL
@@ -540,19 +552,7 @@ impl TierFile {
     /// As [`TierFile::get`].
     #[inline]
     pub fn get_wdl(&self, i: u64) -> Result<Wdl, TbError> {
-        if let Some(v) = self.preloaded.get() {
-            return v.get(i as usize).map(|&p| wdl_of_packed(p)).ok_or_else(|| {
-                TbError::corrupt(&self.path, format!("index {i} outside the tier"))
-            });
-        }
-        let (b, off) = self.locate(i)?;
-        let len = self.layout.block_len(b);
-        let key = (self.id << 32) | b as u64;
-        self.prefetch_lookup(b, key);
-        match BlockCache::global().get(key, off, len, |out| self.decode_block(b, out))? {
-            Lookup::Hit(v) => Ok(wdl_of_packed(v)),
-            Lookup::Pass => self.decode_wdl(b, off),
-        }
+        self.lookup(i, wdl_of_packed, |b, off| self.decode_wdl(b, off))
     }
 
     /// The packed value of slot `off` of block `b` (which exists), read
