@@ -15,3 +15,17 @@ pub fn prefetch<T: ?Sized>(x: *const T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
 }
+
+/// Start loading the cache lines of `b` (at most the first 16, and its
+/// last byte's line).
+#[inline]
+pub fn prefetch_bytes(b: &[u8]) {
+    let lines = b.len().div_ceil(64).min(16);
+    for k in 0..lines {
+        prefetch(&b[k * 64]);
+    }
+    // The last byte's line, when the slice does not start on a line.
+    if let Some(last) = b.last() {
+        prefetch(last);
+    }
+}

