@@ -95,19 +95,28 @@ pub fn encode_index(entries: &[BlockEntry]) -> Vec<u8> {
     out
 }
 
-/// The entries of index bytes (whole entries only).
-pub fn decode_index(bytes: &[u8]) -> Vec<BlockEntry> {
-    bytes
-        .chunks_exact(INDEX_ENTRY_LEN)
-        .map(|c| BlockEntry {
+impl BlockEntry {
+    /// The entry in the first [`INDEX_ENTRY_LEN`] bytes of `c`.
+    #[inline]
+    pub fn parse(c: &[u8]) -> BlockEntry {
+        BlockEntry {
             wdl_offset: le_u32(c),
             wdl_checksum: le_u32(&c[4..]),
             rem_offset: le_u32(&c[8..]),
             rem_checksum: le_u32(&c[12..]),
-        })
+        }
+    }
+}
+
+/// The entries of index bytes (whole entries only).
+pub fn decode_index(bytes: &[u8]) -> Vec<BlockEntry> {
+    bytes
+        .chunks_exact(INDEX_ENTRY_LEN)
+        .map(BlockEntry::parse)
         .collect()
 }
 
+#[inline]
 fn le_u32(b: &[u8]) -> u32 {
     u32::from_le_bytes(b[..4].try_into().expect("4 bytes"))
 }
@@ -292,7 +301,7 @@ impl Layout {
     #[cfg(feature = "internals")]
     pub fn entry(&self, bytes: &[u8], b: usize) -> BlockEntry {
         let at = self.index_start as usize + b * INDEX_ENTRY_LEN;
-        decode_index(&bytes[at..at + INDEX_ENTRY_LEN])[0]
+        BlockEntry::parse(&bytes[at..at + INDEX_ENTRY_LEN])
     }
 
     /// The byte range of block `b`'s WDL stream in the whole file's bytes
