@@ -30,20 +30,31 @@ pub fn pdep(x: u32, mask: u32) -> u32 {
     pdep_portable(x, mask)
 }
 
-/// The BMI2 instructions, compiled for BMI2 whatever the build's target.
+/// The BMI2 instructions, whatever the build's target. Written as inline
+/// assembly rather than `#[target_feature(enable = "bmi2")]` functions: a
+/// target-feature function cannot be inlined into the portable build's
+/// callers, and the call on every rank and unrank cost the two-cannons
+/// solve about 4 % against a native build (docs/measurements.md); the
+/// assembly inlines, behind one predictable branch on the detected flag.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod bmi2 {
-    use core::arch::x86_64::{_pdep_u32, _pdep_u64, _pext_u32};
+    use core::arch::asm;
 
     /// `pext`.
     ///
     /// # Safety
     ///
     /// Only on a processor with BMI2.
-    #[inline]
-    #[target_feature(enable = "bmi2")]
+    #[inline(always)]
     pub unsafe fn pext(x: u32, mask: u32) -> u32 {
-        _pext_u32(x, mask)
+        let out: u32;
+        // SAFETY: the caller guarantees BMI2; the instruction touches
+        // only the registers named.
+        unsafe {
+            asm!("pext {0:e}, {1:e}, {2:e}", lateout(reg) out, in(reg) x, in(reg) mask,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        out
     }
 
     /// `pdep`.
@@ -51,10 +62,15 @@ pub(crate) mod bmi2 {
     /// # Safety
     ///
     /// Only on a processor with BMI2.
-    #[inline]
-    #[target_feature(enable = "bmi2")]
+    #[inline(always)]
     pub unsafe fn pdep(x: u32, mask: u32) -> u32 {
-        _pdep_u32(x, mask)
+        let out: u32;
+        // SAFETY: as for `pext`.
+        unsafe {
+            asm!("pdep {0:e}, {1:e}, {2:e}", lateout(reg) out, in(reg) x, in(reg) mask,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        out
     }
 
     /// Position of the `n`-th (from 0) set bit of `w`, which has more than
@@ -63,10 +79,15 @@ pub(crate) mod bmi2 {
     /// # Safety
     ///
     /// Only on a processor with BMI2.
-    #[inline]
-    #[target_feature(enable = "bmi2")]
+    #[inline(always)]
     pub unsafe fn nth_one(w: u64, n: u32) -> u32 {
-        _pdep_u64(1u64 << n, w).trailing_zeros()
+        let bit: u64;
+        // SAFETY: as for `pext`.
+        unsafe {
+            asm!("pdep {0}, {1}, {2}", lateout(reg) bit, in(reg) 1u64 << n, in(reg) w,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        bit.trailing_zeros()
     }
 }
 
