@@ -19,9 +19,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::basic::CompareOp;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
@@ -81,10 +81,7 @@ impl From<PyErr> for Failure {
 /// with `(message, path)`.
 fn exception(name: &str, message: String, path: Option<PathBuf>) -> PyErr {
     Python::attach(|py| {
-        let class = match py
-            .import("qibase._errors")
-            .and_then(|m| m.getattr(name))
-        {
+        let class = match py.import("qibase._errors").and_then(|m| m.getattr(name)) {
             Ok(c) => c,
             Err(e) => return e,
         };
@@ -305,9 +302,9 @@ impl Game {
     /// move; in weiming the shared piece is freed). Named `pass_turn`
     /// because `pass` is a Python keyword.
     fn pass_turn(&self, pos: &str) -> PyResult<String> {
-        with_game!(self.game, |g| held(|| Ok(g.format_pos(&g.pass(&parse(
-            g, pos
-        )?)))))
+        with_game!(self.game, |g| held(|| Ok(
+            g.format_pos(&g.pass(&parse(g, pos)?))
+        )))
     }
 
     /// How the game ends in `pos` (a `GameEnd`: the value for the side to
@@ -462,7 +459,10 @@ struct GameEnd {
 #[pymethods]
 impl GameEnd {
     fn __repr__(&self) -> String {
-        format!("qibase.GameEnd(value={}, reason={:?})", self.value.v, self.reason)
+        format!(
+            "qibase.GameEnd(value={}, reason={:?})",
+            self.value.v, self.reason
+        )
     }
 }
 
@@ -622,9 +622,9 @@ fn parse_all<G: RsGame>(g: &G, positions: &[String]) -> Res<Vec<G::Pos>> {
         .map(|(i, s)| {
             g.parse_pos(s).map_err(|e| {
                 Failure::Parse(match e {
-                    ParseError::IllegalPosition { message } => ParseError::illegal_position(
-                        format!("position {i} ({s:?}): {message}"),
-                    ),
+                    ParseError::IllegalPosition { message } => {
+                        ParseError::illegal_position(format!("position {i} ({s:?}): {message}"))
+                    }
                     e => ParseError::malformed_position(format!("position {i} ({s:?}): {e}")),
                 })
             })
@@ -663,9 +663,7 @@ fn missing_to_none<T>(r: PyResult<T>, py: Python<'_>) -> PyResult<Option<T>> {
     match r {
         Ok(v) => Ok(Some(v)),
         Err(e) => {
-            let missing = py
-                .import("qibase._errors")?
-                .getattr("MissingTableError")?;
+            let missing = py.import("qibase._errors")?.getattr("MissingTableError")?;
             if e.is_instance(py, &missing) {
                 Ok(None)
             } else {
@@ -686,7 +684,9 @@ impl Tablebase {
     /// The exact value of `pos` for the side to move.
     fn probe(&self, game: &Bound<'_, PyAny>, pos: &str) -> PyResult<Value> {
         let tb = self.tb(game)?;
-        with_tb!(*tb, |g, tb| held(|| Ok(Value::of(tb.probe(&parse(g, pos)?)?))))
+        with_tb!(*tb, |g, tb| held(|| Ok(Value::of(
+            tb.probe(&parse(g, pos)?)?
+        ))))
     }
 
     /// Win (1), draw (0) or loss (-1) of `pos` for the side to move (reads
@@ -710,12 +710,7 @@ impl Tablebase {
     }
 
     /// `probe_wdl`, but `None` where the tier is not solved.
-    fn get_wdl(
-        &self,
-        py: Python<'_>,
-        game: &Bound<'_, PyAny>,
-        pos: &str,
-    ) -> PyResult<Option<i8>> {
+    fn get_wdl(&self, py: Python<'_>, game: &Bound<'_, PyAny>, pos: &str) -> PyResult<Option<i8>> {
         missing_to_none(self.probe_wdl(game, pos), py)
     }
 
@@ -996,7 +991,10 @@ impl Tablebase {
     }
 
     fn __repr__(&self) -> String {
-        format!("qibase.open_tablebase({:?})", self.dir.display().to_string())
+        format!(
+            "qibase.open_tablebase({:?})",
+            self.dir.display().to_string()
+        )
     }
 }
 
@@ -1127,7 +1125,11 @@ fn report_dict<'py>(py: Python<'py>, r: &TierReport) -> PyResult<Bound<'py, PyDi
     Ok(d)
 }
 
-fn solve_any(game: &'static AnyGame, opts: &SolveOptions, obs: &PyObserver) -> Res<Vec<TierReport>> {
+fn solve_any(
+    game: &'static AnyGame,
+    opts: &SolveOptions,
+    obs: &PyObserver,
+) -> Res<Vec<TierReport>> {
     with_game!(game, |g| solve_game(g, opts, obs).map_err(Failure::Solve))
 }
 
