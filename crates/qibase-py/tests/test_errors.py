@@ -39,8 +39,7 @@ def test_illegal_position():
     g = qibase.Game("cannon-chess-4x4")
     with pytest.raises(qibase.IllegalPosition):
         g.parse("XXXX/XXX./..../OOOO X")
-    # Three soldiers short of a board's worth is fine; an empty side with
-    # the other one full is a legal position of a finished game.
+    # The start, with its 6 X, is fine.
     assert g.parse(g.start) == g.start
 
 
