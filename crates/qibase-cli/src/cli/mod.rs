@@ -65,12 +65,14 @@ impl From<qibase::ai::UnknownDifficulty> for CliError {
 }
 
 /// A game over the solver's limits is bad input; a tier file that cannot
-/// be read or written is a tablebase problem (below).
+/// be read or written is a tablebase problem (below); a stopped solve (the
+/// CLI never asks to stop) a failure.
 impl From<qibase::solver::SolveError> for CliError {
     fn from(e: qibase::solver::SolveError) -> Self {
         match e {
             qibase::solver::SolveError::Limit(e) => CliError::input(e.to_string()),
             qibase::solver::SolveError::Tablebase(e) => e.into(),
+            e @ qibase::solver::SolveError::Stopped { .. } => CliError::failure(e.to_string()),
         }
     }
 }

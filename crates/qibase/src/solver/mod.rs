@@ -71,6 +71,15 @@ pub trait SolveObserver: Sync {
     fn resolving(&self, name: &str, why: &TbError) {
         let _ = (name, why);
     }
+    /// Asked by [`solve_game`] before each tier it would solve: `true`
+    /// stops the solve there with [`SolveError::Stopped`] (a caller's
+    /// cancellation, e.g. Ctrl-C in the Python binding). The tier being
+    /// solved when the request comes is finished and written first, so
+    /// every finished tier stays on disk and a later solve resumes after
+    /// it. Default: never stop.
+    fn should_stop(&self) -> bool {
+        false
+    }
 }
 
 /// Observes nothing.
@@ -168,6 +177,12 @@ pub enum SolveError {
     Limit(LimitError),
     /// A tier file could not be read or written.
     Tablebase(TbError),
+    /// The observer asked to stop ([`SolveObserver::should_stop`]) before
+    /// tier `next` was solved; the tiers finished before it are on disk.
+    Stopped {
+        /// The name of the tier that was not started.
+        next: String,
+    },
 }
 
 impl std::fmt::Display for SolveError {
@@ -175,6 +190,12 @@ impl std::fmt::Display for SolveError {
         match self {
             SolveError::Limit(e) => e.fmt(f),
             SolveError::Tablebase(e) => e.fmt(f),
+            SolveError::Stopped { next } => {
+                write!(
+                    f,
+                    "solve stopped before tier {next}; solving again resumes there"
+                )
+            }
         }
     }
 }
@@ -184,6 +205,7 @@ impl std::error::Error for SolveError {
         match self {
             SolveError::Limit(e) => Some(e),
             SolveError::Tablebase(e) => Some(e),
+            SolveError::Stopped { .. } => None,
         }
     }
 }
@@ -210,8 +232,9 @@ impl From<TbError> for SolveError {
 /// finds a position with too many in-tier children;
 /// [`SolveError::Tablebase`] for a lower tier that cannot be read
 /// (missing, damaged, other rules), or a tier file that cannot be
-/// written. Tiers finished before the error are on disk, and a later call
-/// resumes after them.
+/// written; [`SolveError::Stopped`] when `observer`'s
+/// [`should_stop`](SolveObserver::should_stop) says so. Tiers finished
+/// before the error are on disk, and a later call resumes after them.
 ///
 /// Bound on [`Game`], not only [`Tiers`]: the tier files go through
 /// [`TierStore`], which asks for a whole game (it uses only the
@@ -275,6 +298,9 @@ fn solve_tiers<G: Game>(
                 }
                 Err(e) => observer.resolving(&name, &e),
             }
+        }
+        if observer.should_stop() {
+            return Err(SolveError::Stopped { next: name });
         }
         // Keep only what this and later tiers still need.
         let still_needed: Vec<TierKey> =
@@ -343,4 +369,71 @@ fn solve_tiers<G: Game>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::AnyGame;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Asks to stop once `after` tiers are solved.
+    struct StopAfter {
+        after: usize,
+        solved: AtomicUsize,
+    }
+
+    impl SolveObserver for StopAfter {
+        fn tier_solved(&self, _: &TierReport) {
+            self.solved.fetch_add(1, Ordering::Relaxed);
+        }
+        fn should_stop(&self) -> bool {
+            self.solved.load(Ordering::Relaxed) >= self.after
+        }
+    }
+
+    #[test]
+    fn a_stopped_solve_keeps_its_finished_tiers_and_resumes() {
+        let AnyGame::CannonChess(g) = AnyGame::from_id("cannon-chess").unwrap() else {
+            unreachable!()
+        };
+        let dir = std::env::temp_dir().join(format!("qibase-stop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let opts = SolveOptions {
+            dir: dir.clone(),
+            max_pieces: Some(2),
+        };
+        let tiers = g.tiers(Some(2));
+        assert!(tiers.len() >= 3, "{} tiers", tiers.len());
+        let stop = StopAfter {
+            after: 2,
+            solved: AtomicUsize::new(0),
+        };
+        let err = solve_game(&g, &opts, &stop).unwrap_err();
+        match &err {
+            SolveError::Stopped { next } => assert_eq!(*next, g.tier_name(tiers[2])),
+            e => panic!("expected Stopped, got {e}"),
+        }
+        assert!(err.to_string().contains("resumes"), "{err}");
+        let store = TierStore::new(&g, &dir);
+        let on_disk: Vec<bool> = tiers.iter().map(|&t| store.has_file(t)).collect();
+        assert_eq!(on_disk.iter().filter(|&&b| b).count(), 2, "{on_disk:?}");
+        assert!(on_disk[0] && on_disk[1]);
+        // The second solve skips the two finished tiers and does the rest.
+        let reports = solve_game(&g, &opts, &()).unwrap();
+        let skipped: Vec<bool> = reports.iter().map(|r| r.skipped).collect();
+        assert_eq!(skipped.iter().filter(|&&b| b).count(), 2, "{skipped:?}");
+        assert!(skipped[0] && skipped[1]);
+        // The same values as a solve in one go.
+        let whole = solve_in_memory(&g, Some(2));
+        for &t in &tiers {
+            let back = store.load(t).unwrap();
+            for (i, v) in whole[&t].iter().enumerate() {
+                if v.is_decided() {
+                    assert_eq!(back[i], *v, "tier {} slot {i}", g.tier_name(t));
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
