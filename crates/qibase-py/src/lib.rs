@@ -1141,8 +1141,9 @@ fn solve_any(
 /// called with a dict per tier (`event` `"started"` or `"solved"`,
 /// `tier`, `slots`, `index`, `tiers`, and for `"solved"` `seconds`,
 /// `wins`, `losses`, `draws`). Ctrl-C (`KeyboardInterrupt`) or an
-/// exception from the callback stops the solve after the tier being
-/// solved, which is written first. Returns one dict per tier.
+/// exception from the callback stops the solve within moments: the tier
+/// being solved is given up, the finished ones stay on disk, and a later
+/// solve resumes. Returns one dict per tier.
 #[pyfunction]
 #[pyo3(signature = (variant, directory, max_pieces=None, threads=None, progress=None))]
 fn solve<'py>(

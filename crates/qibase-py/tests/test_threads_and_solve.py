@@ -82,7 +82,7 @@ def test_keyboard_interrupt_stops_and_a_later_solve_resumes(tmp_path):
         qibase.solve(variant, tmp_path, max_pieces=4, progress=progress)
     on_disk = sorted(p.stem for p in (tmp_path / variant).glob("*.qtb"))
     # Ctrl-C is noticed within milliseconds; the tier being solved then is
-    # finished and written, none after it is started.
+    # given up (between levels), and the one before it is written.
     assert 3 <= len(on_disk) < len(names), on_disk
     assert set(solved) <= set(on_disk) and len(on_disk) <= len(solved) + 1
     assert on_disk == sorted(names[: len(on_disk)])

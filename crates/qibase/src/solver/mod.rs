@@ -26,7 +26,7 @@ pub use crate::sys::memory::peak_rss_bytes;
 pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
-pub use tier::{solve_tier, try_solve_tier, Lower, Progress, SolvedTier};
+pub use tier::{solve_tier, try_solve_tier, try_solve_tier_until, Lower, Progress, SolvedTier};
 
 use crate::game::{Game, TierKey, Tiers};
 use crate::tablebase::{self, TbError, TierMeta, TierStats, TierStore};
@@ -71,12 +71,14 @@ pub trait SolveObserver: Sync {
     fn resolving(&self, name: &str, why: &TbError) {
         let _ = (name, why);
     }
-    /// Asked by [`solve_game`] before each tier it would solve: `true`
-    /// stops the solve there with [`SolveError::Stopped`] (a caller's
+    /// Asked by [`solve_game`] before each tier it would solve, and while
+    /// it solves one, between chunks of the initial pass and between
+    /// levels (so it must be cheap, and callable from any thread): `true`
+    /// stops the solve with [`SolveError::Stopped`] (a caller's
     /// cancellation, e.g. Ctrl-C in the Python binding). The tier being
-    /// solved when the request comes is finished and written first, so
-    /// every finished tier stays on disk and a later solve resumes after
-    /// it. Default: never stop.
+    /// solved is given up, and the file of the tier before it is written
+    /// first, so every finished tier stays on disk and a later solve
+    /// resumes at the tier that was stopped. Default: never stop.
     fn should_stop(&self) -> bool {
         false
     }
@@ -178,7 +180,8 @@ pub enum SolveError {
     /// A tier file could not be read or written.
     Tablebase(TbError),
     /// The observer asked to stop ([`SolveObserver::should_stop`]) before
-    /// tier `next` was solved; the tiers finished before it are on disk.
+    /// tier `next` was finished; the tiers finished before it are on
+    /// disk.
     Stopped {
         /// The name of the tier that was not started.
         next: String,
@@ -193,7 +196,7 @@ impl std::fmt::Display for SolveError {
             SolveError::Stopped { next } => {
                 write!(
                     f,
-                    "solve stopped before tier {next}; solving again resumes there"
+                    "solve stopped at tier {next}; solving again resumes there"
                 )
             }
         }
@@ -318,10 +321,15 @@ fn solve_tiers<G: Game>(
 
         observer.tier_started(&name, positions);
         let t0 = Instant::now();
-        let solved = try_solve_tier(g, t, &lower, &|e| match e {
+        let progress = |e| match e {
             Progress::Initial(k) => observer.initial(k),
             Progress::Level(l, done) => observer.level(l, done),
-        })?;
+        };
+        let Some(solved) =
+            try_solve_tier_until(g, t, &lower, &progress, &|| observer.should_stop())?
+        else {
+            return Err(SolveError::Stopped { next: name });
+        };
         let mut stats = solved.stats;
         stats.seconds = t0.elapsed().as_secs_f64();
         stats.threads = rayon::current_num_threads();
@@ -390,6 +398,69 @@ mod tests {
         fn should_stop(&self) -> bool {
             self.solved.load(Ordering::Relaxed) >= self.after
         }
+    }
+
+    /// Asks to stop at the third level reported by the solver.
+    struct StopInLevels {
+        levels: AtomicUsize,
+        started: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl SolveObserver for StopInLevels {
+        fn tier_started(&self, name: &str, _: u64) {
+            self.started.lock().unwrap().push(name.to_string());
+        }
+        fn level(&self, _: u16, _: u64) {
+            self.levels.fetch_add(1, Ordering::Relaxed);
+        }
+        fn should_stop(&self) -> bool {
+            self.levels.load(Ordering::Relaxed) >= 3
+        }
+    }
+
+    #[test]
+    fn a_solve_stopped_inside_a_tier_gives_it_up_and_resumes_there() {
+        let AnyGame::CannonChess(g) = AnyGame::from_id("cannon-chess").unwrap() else {
+            unreachable!()
+        };
+        let dir = std::env::temp_dir().join(format!("qibase-stop-level-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let opts = SolveOptions {
+            dir: dir.clone(),
+            max_pieces: Some(3),
+        };
+        let tiers = g.tiers(Some(3));
+        let stop = StopInLevels {
+            levels: AtomicUsize::new(0),
+            started: Default::default(),
+        };
+        let next = match solve_game(&g, &opts, &stop) {
+            Err(SolveError::Stopped { next }) => next,
+            Err(e) => panic!("expected Stopped, got {e}"),
+            Ok(_) => panic!("expected Stopped, the solve finished"),
+        };
+        // Stopped inside the tier of the third level (the last one
+        // started): that tier and every later one have no file, every
+        // earlier one has.
+        assert_eq!(stop.started.lock().unwrap().last(), Some(&next));
+        let at = tiers.iter().position(|&t| g.tier_name(t) == next).unwrap();
+        assert!(at < tiers.len() - 1, "stopped in the last tier");
+        let store = TierStore::new(&g, &dir);
+        for (k, &t) in tiers.iter().enumerate() {
+            assert_eq!(store.has_file(t), k < at, "tier {}", g.tier_name(t));
+        }
+        let reports = solve_game(&g, &opts, &()).unwrap();
+        assert_eq!(reports.iter().filter(|r| r.skipped).count(), at);
+        let whole = solve_in_memory(&g, Some(3));
+        for &t in &tiers {
+            let back = store.load(t).unwrap();
+            for (i, v) in whole[&t].iter().enumerate() {
+                if v.is_decided() {
+                    assert_eq!(back[i], *v, "tier {} slot {i}", g.tier_name(t));
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

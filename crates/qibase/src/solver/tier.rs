@@ -16,7 +16,7 @@
 //! The *set* of positions decided at each level does not depend on the order
 //! in which threads run, so the table is identical for any thread count.
 
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -261,7 +261,26 @@ pub fn try_solve_tier<G: Tiers>(
     lower: &Lower,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<SolvedTier, LimitError> {
-    solve_tier_tuned(g, t, lower, progress, Tuning::default())
+    let solved = solve_tier_tuned(g, t, lower, progress, &|| false, Tuning::default())?;
+    Ok(solved.expect("never asked to stop"))
+}
+
+/// [`try_solve_tier`] that also asks `stop` between chunks of the
+/// initial pass and between levels, and gives up the tier (`None`) as
+/// soon as it says `true`: a caller's cancellation answered in seconds
+/// even on the largest tiers.
+///
+/// # Errors
+///
+/// As [`try_solve_tier`].
+pub fn try_solve_tier_until<G: Tiers>(
+    g: &G,
+    t: TierKey,
+    lower: &Lower,
+    progress: &(dyn Fn(Progress) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Option<SolvedTier>, LimitError> {
+    solve_tier_tuned(g, t, lower, progress, stop, Tuning::default())
 }
 
 fn solve_tier_tuned<G: Tiers>(
@@ -269,8 +288,9 @@ fn solve_tier_tuned<G: Tiers>(
     t: TierKey,
     lower: &Lower,
     progress: &(dyn Fn(Progress) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
     tuning: Tuning,
-) -> Result<SolvedTier, LimitError> {
+) -> Result<Option<SolvedTier>, LimitError> {
     check_tier_size(g, t)?;
     let n = g.tier_size(t) as usize;
     let mut store = Packed::vec_from_bits(crate::hugemem::zeroed_u16(n));
@@ -287,8 +307,13 @@ fn solve_tier_tuned<G: Tiers>(
         // limit, if any: the pass then stops.
         let crowded = AtomicU32::new(0);
         let queues = Mutex::new((Buckets::default(), Buckets::default()));
+        let stopped = AtomicBool::new(false);
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            if crowded.load(Relaxed) != 0 {
+            if crowded.load(Relaxed) != 0 || stopped.load(Relaxed) {
+                return;
+            }
+            if stop() {
+                stopped.store(true, Relaxed);
                 return;
             }
             let lo = c * CHUNK;
@@ -316,6 +341,9 @@ fn solve_tier_tuned<G: Tiers>(
                 tier: Some(g.tier_name(t)),
                 children,
             });
+        }
+        if stopped.into_inner() {
+            return Ok(None);
         }
         let (mut buckets, mut tentative) = queues.into_inner().unwrap();
         stats.init_seconds = t0.elapsed().as_secs_f64();
@@ -350,6 +378,9 @@ fn solve_tier_tuned<G: Tiers>(
             job.propagate(&current[WINS], false);
             decided += (current[LOSSES].len() + current[WINS].len()) as u64;
             progress(Progress::Level(level as u16, decided));
+            if stop() {
+                return Ok(None);
+            }
             level += 1;
         }
         stats.propagate_seconds = t1.elapsed().as_secs_f64();
@@ -400,11 +431,11 @@ fn solve_tier_tuned<G: Tiers>(
     stats.max_win = tally.max_win;
     stats.max_loss = tally.max_loss;
     stats.propagate_seconds += t2.elapsed().as_secs_f64();
-    Ok(SolvedTier {
+    Ok(Some(SolvedTier {
         values: store,
         stats,
         touches: touches.into_inner(),
-    })
+    }))
 }
 
 /// Scratch space of one initial-pass task (reused, so nothing allocates
@@ -593,7 +624,9 @@ mod tests {
                     region_shift: Some(round as u32 % 3),
                     keep_lower_wins: round != 5,
                 };
-                let small = solve_tier_tuned(&g, t, &lower, &|_| {}, tiny).unwrap();
+                let small = solve_tier_tuned(&g, t, &lower, &|_| {}, &|| false, tiny)
+                    .unwrap()
+                    .unwrap();
                 assert_eq!(small.values, plain.values, "tier {t} {tiny:?}");
                 if tiny.keep_lower_wins {
                     assert_eq!(small.touches, plain.touches);
@@ -612,7 +645,9 @@ mod tests {
                 let (_, s) = done.iter().find(|(k, _)| *k == d).unwrap();
                 lower.add(d, &s.values);
             }
-            let solved = solve_tier_tuned(g, t, &lower, &|_| {}, tuning).unwrap();
+            let solved = solve_tier_tuned(g, t, &lower, &|_| {}, &|| false, tuning)
+                .unwrap()
+                .unwrap();
             done.push((t, solved));
         }
         done
