@@ -77,6 +77,11 @@ def test_keyboard_interrupt_stops_and_a_later_solve_resumes(tmp_path):
             solved.append(e["tier"])
             if len(solved) == 3:
                 os.kill(os.getpid(), signal.SIGINT)
+                # Hold the solver here (it waits for its callback) until
+                # the main thread has seen the signal: the rest of this
+                # small solve takes less than the binding's polling
+                # interval, and could otherwise finish first.
+                time.sleep(0.2)
 
     with pytest.raises(KeyboardInterrupt):
         qibase.solve(variant, tmp_path, max_pieces=4, progress=progress)
