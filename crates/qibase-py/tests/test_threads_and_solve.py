@@ -83,8 +83,14 @@ def test_keyboard_interrupt_stops_and_a_later_solve_resumes(tmp_path):
                 # interval, and could otherwise finish first.
                 time.sleep(0.2)
 
-    with pytest.raises(KeyboardInterrupt):
-        qibase.solve(variant, tmp_path, max_pieces=4, progress=progress)
+    # Python ignores SIGINT when it started with SIGINT ignored (as a
+    # background job of a script does): install the usual handler.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            qibase.solve(variant, tmp_path, max_pieces=4, progress=progress)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     on_disk = sorted(p.stem for p in (tmp_path / variant).glob("*.qtb"))
     # Ctrl-C is noticed within milliseconds; the tier being solved then is
     # given up (between levels), and the one before it is written.
