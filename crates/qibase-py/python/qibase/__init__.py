@@ -12,6 +12,7 @@ notation of the project's ``docs/rules.md``.
 draw
 """
 
+from . import _errors
 from ._errors import (
     CorruptTableError,
     Error,
@@ -52,13 +53,5 @@ __all__ = [
     "WIN",
     "DRAW",
     "LOSS",
-    "Error",
-    "ParseError",
-    "IllegalPosition",
-    "UnknownGame",
-    "MissingTableError",
-    "CorruptTableError",
-    "TablebaseIOError",
-    "TablebaseNotFound",
-    "InternalError",
 ]
+__all__ += _errors.__all__

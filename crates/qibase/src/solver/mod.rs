@@ -400,6 +400,24 @@ mod tests {
         }
     }
 
+    /// Every tier file up to `max_pieces` holds the values of a solve in
+    /// one go, in memory, on every decided slot.
+    fn assert_files_equal_a_solve_in_memory<G: Game>(
+        g: &G,
+        store: &TierStore<'_, G>,
+        max_pieces: u32,
+    ) {
+        let whole = solve_in_memory(g, Some(max_pieces));
+        for t in g.tiers(Some(max_pieces)) {
+            let back = store.load(t).unwrap();
+            for (i, v) in whole[&t].iter().enumerate() {
+                if v.is_decided() {
+                    assert_eq!(back[i], *v, "tier {} slot {i}", g.tier_name(t));
+                }
+            }
+        }
+    }
+
     /// Asks to stop at the third level reported by the solver.
     struct StopInLevels {
         levels: AtomicUsize,
@@ -451,15 +469,7 @@ mod tests {
         }
         let reports = solve_game(&g, &opts, &()).unwrap();
         assert_eq!(reports.iter().filter(|r| r.skipped).count(), at);
-        let whole = solve_in_memory(&g, Some(3));
-        for &t in &tiers {
-            let back = store.load(t).unwrap();
-            for (i, v) in whole[&t].iter().enumerate() {
-                if v.is_decided() {
-                    assert_eq!(back[i], *v, "tier {} slot {i}", g.tier_name(t));
-                }
-            }
-        }
+        assert_files_equal_a_solve_in_memory(&g, &store, 3);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -496,15 +506,7 @@ mod tests {
         assert_eq!(skipped.iter().filter(|&&b| b).count(), 2, "{skipped:?}");
         assert!(skipped[0] && skipped[1]);
         // The same values as a solve in one go.
-        let whole = solve_in_memory(&g, Some(2));
-        for &t in &tiers {
-            let back = store.load(t).unwrap();
-            for (i, v) in whole[&t].iter().enumerate() {
-                if v.is_decided() {
-                    assert_eq!(back[i], *v, "tier {} slot {i}", g.tier_name(t));
-                }
-            }
-        }
+        assert_files_equal_a_solve_in_memory(&g, &store, 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
