@@ -10,13 +10,18 @@ sample (cold lookups). Set QIBASE_CACHE_MB=16 for bench-probe's default
 cache, and RAYON_NUM_THREADS=1 to compare with its one thread.
 """
 
+import os
 import random
 import sys
 import time
 
-import numpy as np
+# numpy's BLAS starts a thread per core that spins for a while after each
+# call and bills its CPU time to the process: keep it out of the figures.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import qibase
+import numpy as np  # noqa: E402
+
+import qibase  # noqa: E402
 
 
 def sample(tb, game, n, seed):

@@ -54,6 +54,59 @@ impl fmt::Display for BoardError {
 /// A [`BoardError`]: the wrong number of ranks, a rank of the wrong
 /// length, or a character that is neither a letter of `letters` nor `.`.
 pub fn read_board(board: &str, w: u32, h: u32, letters: [char; 2]) -> Result<[u32; 2], BoardError> {
+    // Batch probes parse millions of positions: a well-formed board is
+    // read in one pass over its bytes, without allocating; anything else
+    // takes the checking path, which finds the first fault.
+    if let Some(sets) = read_ascii_board(board.as_bytes(), w, h, letters) {
+        return Ok(sets);
+    }
+    read_board_checked(board, w, h, letters)
+}
+
+/// The bitboards of a well-formed board whose letters are ASCII; `None`
+/// for anything else (exactly what [`read_board_checked`] refuses, and
+/// non-ASCII letters).
+#[inline]
+fn read_ascii_board(board: &[u8], w: u32, h: u32, letters: [char; 2]) -> Option<[u32; 2]> {
+    let ascii = |c: char| u8::try_from(c).ok().filter(u8::is_ascii);
+    let (a, b) = (ascii(letters[0])?, ascii(letters[1])?);
+    if board.len() != (w * h + h).checked_sub(1)? as usize {
+        return None;
+    }
+    let mut sets = [0u32; 2];
+    let (mut rank, mut file) = (h, 0);
+    for &c in board {
+        if c == b'/' {
+            if file != w || rank == 1 {
+                return None;
+            }
+            (rank, file) = (rank - 1, 0);
+            continue;
+        }
+        if file == w {
+            return None;
+        }
+        let bit = 1u32 << ((rank - 1) * w + file);
+        if c == a {
+            sets[0] |= bit;
+        } else if c == b {
+            sets[1] |= bit;
+        } else if c != b'.' {
+            return None;
+        }
+        file += 1;
+    }
+    (rank == 1 && file == w).then_some(sets)
+}
+
+/// [`read_board`]'s checking path: ranks from the top, each for its
+/// length and then its characters; the first fault is the error.
+fn read_board_checked(
+    board: &str,
+    w: u32,
+    h: u32,
+    letters: [char; 2],
+) -> Result<[u32; 2], BoardError> {
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != h as usize {
         return Err(BoardError::RankCount { found: ranks.len() });
@@ -136,6 +189,54 @@ mod tests {
         assert_eq!(
             read(".x./.."),
             Err(BoardError::UnknownChar { c: 'x', rank: 2 })
+        );
+    }
+
+    /// The one-pass reading of well-formed boards agrees with the
+    /// checking path on every string, well-formed or not: random strings
+    /// over the board's alphabet and a few strangers, of lengths around
+    /// the right one.
+    #[test]
+    fn the_fast_path_reads_what_the_checking_path_reads() {
+        let mut rng = crate::rng::Rng::new(11);
+        let alphabet = ['X', 'O', '.', '.', '/', 'x', 'é'];
+        let (mut fast, mut refused) = (0, 0);
+        for (w, h) in [(4, 5), (5, 5), (4, 4), (3, 2), (1, 3), (8, 4)] {
+            for _ in 0..20_000 {
+                // Mostly well-formed boards with a few faults mixed in.
+                let mut text = String::new();
+                for rank in 0..h {
+                    for _ in 0..w {
+                        let k = if rng.below(20) == 0 {
+                            4 + rng.below(3)
+                        } else {
+                            rng.below(4)
+                        };
+                        text.push(alphabet[k]);
+                    }
+                    if rank + 1 < h || rng.below(50) == 0 {
+                        text.push('/');
+                    }
+                }
+                if rng.below(30) == 0 {
+                    text.pop();
+                }
+                let got = read_board(&text, w, h, ['X', 'O']);
+                assert_eq!(got, read_board_checked(&text, w, h, ['X', 'O']), "{text:?}");
+                match got {
+                    Ok(_) => fast += 1,
+                    Err(_) => refused += 1,
+                }
+                assert_eq!(
+                    read_board(&text, w, h, ['X', 'é']),
+                    read_board_checked(&text, w, h, ['X', 'é']),
+                    "{text:?}"
+                );
+            }
+        }
+        assert!(
+            fast > 10_000 && refused > 10_000,
+            "{fast} read, {refused} refused"
         );
     }
 
