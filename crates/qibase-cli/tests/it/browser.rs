@@ -166,6 +166,19 @@ async fn the_page_in_a_real_browser() {
         .await
         .unwrap();
     wait_value(&c, "win 3").await;
+    // A first visit (nothing in localStorage) opens the quick start; close it.
+    let quick = wait_for("the quick start", 10, || async {
+        let t = text_of(&c, "#rules-dialog[open] ul.quick").await?;
+        (!t.is_empty()).then_some(t)
+    })
+    .await;
+    assert!(quick.contains("shared piece"), "{quick}");
+    c.find(Locator::Id("rules-close"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     assert_eq!(
         attr_of(&c, "#value", "data-category").await.as_deref(),
         Some("win")
