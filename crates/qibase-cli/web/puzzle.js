@@ -80,11 +80,12 @@ export class PuzzleMode {
     return from % n;
   }
 
-  async start(i, push = true) {
+  // `retry`: the same puzzle again (a wrong try still breaks the streak).
+  async start(i, push = true, retry = false) {
     this.stopFrames();
     this.index = i;
     this.phase = "solve";
-    this.failed = false;
+    if (!retry) this.failed = false;
     this.wrong = null;
     this.note = null;
     const c = this.c;
@@ -219,7 +220,7 @@ export class PuzzleMode {
   }
 
   retry() {
-    this.start(this.index, false);
+    this.start(this.index, false, true);
   }
 
   next() {

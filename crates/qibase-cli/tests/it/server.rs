@@ -524,6 +524,73 @@ async fn a_panic_is_a_500_and_the_server_goes_on() {
 #[tokio::test]
 async fn the_page_and_its_assets() {
     let app = router(committed());
+    // Every file of web/ is served (a new module not registered in
+    // assets.rs would break the page).
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    let mut files = Vec::new();
+    for e in fs::read_dir(&web).unwrap().flatten() {
+        if e.path().is_dir() {
+            for f in fs::read_dir(e.path()).unwrap().flatten() {
+                files.push(format!(
+                    "{}/{}",
+                    e.file_name().to_string_lossy(),
+                    f.file_name().to_string_lossy()
+                ));
+            }
+        } else {
+            files.push(e.file_name().to_string_lossy().to_string());
+        }
+    }
+    assert!(files.len() > 10, "{files:?}");
+    for name in &files {
+        let r = app
+            .clone()
+            .oneshot(
+                Request::get(format!("/assets/{name}"))
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{name} is not served");
+        let body = r.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body, fs::read(web.join(name)).unwrap(), "{name}");
+    }
+    // The two languages have the same strings (English may add plurals).
+    let en: serde_json::Map<String, Json> =
+        serde_json::from_slice(&fs::read(web.join("i18n/en.json")).unwrap()).unwrap();
+    let zh: serde_json::Map<String, Json> =
+        serde_json::from_slice(&fs::read(web.join("i18n/zh.json")).unwrap()).unwrap();
+    for k in en.keys().filter(|k| !k.ends_with("_one")) {
+        assert!(zh.contains_key(k), "zh.json lacks {k}");
+    }
+    for k in zh.keys() {
+        assert!(en.contains_key(k), "en.json lacks {k}");
+    }
+    // The rules say the same in both languages: the same items, under the
+    // same variant conditions, with the same diagrams.
+    let shape = |v: &Json| -> Json {
+        fn walk(v: &Json) -> Json {
+            match v {
+                Json::String(_) => Json::Null,
+                Json::Array(a) => Json::Array(a.iter().map(walk).collect()),
+                Json::Object(o) => Json::Object(
+                    o.iter()
+                        .filter(|(k, _)| *k != "text" && *k != "caption" && *k != "h")
+                        .map(|(k, v)| {
+                            let keep = k == "when" || k == "demo";
+                            (k.clone(), if keep { v.clone() } else { walk(v) })
+                        })
+                        .collect(),
+                ),
+                other => other.clone(),
+            }
+        }
+        walk(v)
+    };
+    let en: Json = serde_json::from_slice(&fs::read(web.join("rules/en.json")).unwrap()).unwrap();
+    let zh: Json = serde_json::from_slice(&fs::read(web.join("rules/zh.json")).unwrap()).unwrap();
+    assert_eq!(shape(&en), shape(&zh));
     for (uri, ty) in [
         ("/", "text/html"),
         ("/assets/app.js", "text/javascript"),
