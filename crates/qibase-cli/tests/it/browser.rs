@@ -533,18 +533,14 @@ async fn chinese_rules_puzzles_desktop_and_phone() {
         .await;
         wait_text(&c, "#value", "负（2 步）", 10).await;
 
-        // Puzzle mode: weiming-1, O to move wins in 3 only with bl-bm.
+        // Puzzle mode from its button: the first puzzle of the set.
         c.find(Locator::Id("puzzle-btn"))
             .await
             .unwrap()
             .click()
             .await
             .unwrap();
-        wait_text(&c, "#puzzle-task", "找出取胜的一步", 10).await;
-        assert!(text_of(&c, "#puzzle-head")
-            .await
-            .unwrap()
-            .contains("习题 1 / "));
+        wait_text(&c, "#puzzle-head", "习题 1 / ", 10).await;
         // The values are hidden while solving.
         assert!(!c
             .find(Locator::Id("moves"))
@@ -553,19 +549,53 @@ async fn chinese_rules_puzzles_desktop_and_phone() {
             .is_displayed()
             .await
             .unwrap());
-        // A wrong move (br-bm only draws): why, with the refutation line.
-        tap(&c, "br").await;
-        tap(&c, "bm").await;
-        let why = wait_text(&c, "#puzzle-why", "br-bm", 10).await;
-        assert!(why.contains("和"), "{why}");
-        let first = wait_text(&c, "#puzzle-refutation li", "tm-tr", 10).await;
+        // The set's first win puzzle, by its permalink (whatever set is
+        // embedded: the test reads it from the API).
+        let set = js(
+            &c,
+            "return fetch('/api/v1/weiming/puzzles').then((r) => r.json());",
+        )
+        .await;
+        let p = set["puzzles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["value"].as_str().unwrap().starts_with("win"))
+            .expect("a win puzzle in the weiming set")
+            .clone();
+        let id = p["id"].as_str().unwrap();
+        let solver = p["position"].as_str().unwrap().split(' ').nth(1).unwrap();
+        let side = format!("{solver}方");
+        c.goto(&format!("{addr}/?game=weiming&puzzle={id}&lang=zh"))
+            .await
+            .unwrap();
+        wait_text(&c, "#puzzle-task", "找出取胜的一步", 10).await;
+        assert!(text_of(&c, "#puzzle-task").await.unwrap().contains(&side));
+        // A wrong move: why (the value it leads to, in words), with the
+        // refutation line starting with the opponent's best reply.
+        let wrong = &p["wrong"][0];
+        let (from, to) = wrong["move"].as_str().unwrap().split_once('-').unwrap();
+        tap(&c, from).await;
+        tap(&c, to).await;
+        let why = wait_text(&c, "#puzzle-why", wrong["move"].as_str().unwrap(), 10).await;
+        let value = wrong["value"].as_str().unwrap();
+        let words = match value.split_once(' ') {
+            None => "和".to_string(),
+            Some(("win", n)) => format!("胜（{n} 步）"),
+            Some((_, n)) => format!("负（{n} 步）"),
+        };
+        assert!(why.contains(&words), "{why} should say {value}");
+        let reply = wrong["refutation"][0].as_str().unwrap();
+        let first = wait_text(&c, "#puzzle-refutation li", reply, 10).await;
         assert!(first.starts_with("1."), "{first}");
         // The refutation is played out on the board.
-        wait_for("the refutation on the board", 10, || async {
-            let b = attr_of(&c, "#puzzle-refutation li.current", "data-step").await?;
-            (b.parse::<u32>().ok()? >= 2).then_some(())
-        })
-        .await;
+        if wrong["refutation"].as_array().unwrap().len() >= 2 {
+            wait_for("the refutation on the board", 10, || async {
+                let b = attr_of(&c, "#puzzle-refutation li.current", "data-step").await?;
+                (b.parse::<u32>().ok()? >= 2).then_some(())
+            })
+            .await;
+        }
         if !phone {
             let png = c.screenshot().await.unwrap();
             std::fs::write(screenshot_dir().join("puzzle-zh.png"), png).unwrap();
@@ -579,30 +609,35 @@ async fn chinese_rules_puzzles_desktop_and_phone() {
             .unwrap();
         wait_text(&c, "#puzzle-task", "找出取胜的一步", 10).await;
         assert!(c.find(Locator::Id("puzzle-why")).await.is_err());
-        tap(&c, "bl").await;
-        tap(&c, "bm").await;
-        wait_text(&c, "#puzzle-note", "对了", 10).await;
-        // qibase answers perfectly; O's next move wins (the puzzle was a win in 3).
-        let win = wait_for("qibase's reply", 20, || async {
-            let turn = text_of(&c, "#turn").await?;
-            if !turn.contains("O方") || turn.contains("思考") || plies(&c).await != 3 {
-                return None;
-            }
-            attr_of(&c, "#moves .move[data-category='win']", "data-move").await
-        })
-        .await;
-        let (from, to) = win.split_once('-').unwrap();
+        let (from, to) = p["best"].as_str().unwrap().split_once('-').unwrap();
         tap(&c, from).await;
         tap(&c, to).await;
-        let banner = wait_text(&c, "#banner", "获胜", 10).await;
-        assert!(banner.contains("你执O方获胜"), "{banner}");
+        wait_text(&c, "#puzzle-note", "对了", 10).await;
+        // qibase answers perfectly; the solver plays a winning move each
+        // turn until the game is won.
+        let remoteness: usize = p["value"].as_str().unwrap()[4..].parse().unwrap();
+        for ply in (3..=remoteness).step_by(2) {
+            let win = wait_for("qibase's reply", 20, || async {
+                let turn = text_of(&c, "#turn").await?;
+                if !turn.contains(&side) || turn.contains("思考") || plies(&c).await != ply {
+                    return None;
+                }
+                attr_of(&c, "#moves .move[data-category='win']", "data-move").await
+            })
+            .await;
+            let (from, to) = win.split_once('-').unwrap();
+            tap(&c, from).await;
+            tap(&c, to).await;
+        }
+        let banner = wait_text(&c, "#banner", "获胜", 20).await;
+        assert!(banner.contains(&format!("你执{side}获胜")), "{banner}");
         wait_text(&c, "#puzzle-note", "完成", 10).await;
         let progress = js(
             &c,
             "return JSON.parse(localStorage.getItem('qibase.puzzles'));",
         )
         .await;
-        assert_eq!(progress["solved"]["weiming-1"], json!(true), "{progress}");
+        assert_eq!(progress["solved"][id], json!(true), "{progress}");
         // Solved after a wrong try: the streak starts again.
         assert_eq!(progress["streak"], json!(0), "{progress}");
         c.close().await.unwrap();
