@@ -74,9 +74,18 @@ impl EndJson {
 /// One legal move.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct MoveJson {
-    /// In the notation of docs/rules.md, always `from-to`.
+    /// In the notation of docs/rules.md, always `from-to` today.
     #[serde(rename = "move")]
     pub mv: String,
+    /// The point the moving piece leaves (a point name of the notation;
+    /// null for a move without one, a drop or a pass: no game has one today).
+    pub from: Option<String>,
+    /// The point it arrives on (null for a pass).
+    pub to: Option<String>,
+    /// The points whose pieces the move captures; absent when it captures
+    /// nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub captured: Vec<String>,
     /// The position after the move.
     pub position: String,
     /// The pieces after the move: one character per point, in the order of
@@ -90,10 +99,31 @@ pub struct MoveJson {
     pub end: Option<EndJson>,
 }
 
+/// The `from`, `to` and `captured` point names of the move `m` of `p`.
+fn move_points<G: Game>(
+    g: &G,
+    p: &G::Pos,
+    m: &G::Move,
+) -> (Option<String>, Option<String>, Vec<String>) {
+    let names = g.point_names();
+    let name = |i: usize| names.get(i).cloned().unwrap_or_default();
+    let mp = g.move_points(p, m);
+    (
+        mp.from.map(name),
+        mp.to.map(name),
+        mp.captured.into_iter().map(name).collect(),
+    )
+}
+
 impl MoveJson {
-    fn of<G: Game>(g: &G, m: &MoveInfo<G>) -> MoveJson {
+    /// The move `m` played from `before`.
+    fn of<G: Game>(g: &G, before: &G::Pos, m: &MoveInfo<G>) -> MoveJson {
+        let (from, to, captured) = move_points(g, before, &m.mv);
         MoveJson {
             mv: m.text.clone(),
+            from,
+            to,
+            captured,
             position: g.format_pos(&m.after),
             board: board_of(g, &m.after),
             value: Some(m.value.into()),
@@ -319,7 +349,13 @@ pub fn query<G: Game>(
     let a = analyse(g, oracle, p)?;
     let pv = if with_pv {
         let line = principal_variation(g, oracle, p)?;
-        Some(line.iter().map(|m| MoveJson::of(g, m)).collect())
+        let mut before = *p;
+        let mut list = Vec::with_capacity(line.len());
+        for m in &line {
+            list.push(MoveJson::of(g, &before, m));
+            before = m.after;
+        }
+        Some(list)
     } else {
         None
     };
@@ -331,7 +367,7 @@ pub fn query<G: Game>(
         value: a.value.into(),
         end: a.end.map(|e| EndJson::of(g, e)),
         best: a.best().map(|m| m.text.clone()),
-        moves: a.moves.iter().map(|m| MoveJson::of(g, m)).collect(),
+        moves: a.moves.iter().map(|m| MoveJson::of(g, p, m)).collect(),
         pv,
         pass: pass_of(g, p, &a.end),
     })
@@ -349,8 +385,12 @@ pub fn moves<G: Game>(g: &G, p: &G::Pos) -> MovesJson {
         .map(|m| {
             let q = g.apply(p, m);
             let e = g.game_end(&q);
+            let (from, to, captured) = move_points(g, p, m);
             MoveJson {
                 mv: g.format_move(m),
+                from,
+                to,
+                captured,
                 position: g.format_pos(&q),
                 board: board_of(g, &q),
                 value: e.map(|e| Value::of_move_to(e.value).into()),
@@ -398,7 +438,7 @@ pub fn bestmove<G: Game>(
         end: a.end.map(|e| EndJson::of(g, e)),
         difficulty: level.name().to_string(),
         seed,
-        mv: chosen.map(|m| MoveJson::of(g, m)),
+        mv: chosen.map(|m| MoveJson::of(g, p, m)),
         optimal: chosen.map(|m| m.value == a.value),
         pass: pass_of(g, p, &a.end),
     })

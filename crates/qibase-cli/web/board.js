@@ -50,7 +50,9 @@ export class Board {
   }
 
   // board: one char per point; opts: {last:{from,to}, selected, targets:
-  // Map(point name -> category), preview:{from,to}}
+  // Map(point name -> category, or "plain" for an uncoloured target),
+  // preview:{from,to}, anim: {from, to, captured: [{name, c}]} (the move
+  // just made: the piece slides in, the captured pieces fade out)}
   draw(board, opts = {}) {
     const svg = this.svg;
     svg.replaceChildren();
@@ -76,14 +78,32 @@ export class Board {
       if (c && c !== ".") {
         const side = c === this.sides[0] ? "first" : c === this.sides[1] ? "second" : "neutral";
         const sel = opts.selected === p.name ? " selected" : "";
-        g.append(el("circle", { class: `piece ${side}${sel}`, cx: x, cy: y, r: UNIT * 0.3 }));
-        g.append(el("text", { class: `letter ${side}`, x, y: y + 1 }, c));
+        const piece = el("g", { class: "piece-g" });
+        piece.append(el("circle", { class: `piece ${side}${sel}`, cx: x, cy: y, r: UNIT * 0.3 }));
+        piece.append(el("text", { class: `letter ${side}`, x, y: y + 1 }, c));
+        const a = opts.anim;
+        if (a && a.to === p.name && a.from) {
+          const [fx, fy] = this.xy(this.index(a.from));
+          piece.classList.add("arrive");
+          piece.style.setProperty("--dx", `${fx - x}px`);
+          piece.style.setProperty("--dy", `${fy - y}px`);
+        }
+        g.append(piece);
+      }
+      for (const cap of (opts.anim && opts.anim.captured) || []) {
+        if (cap.name !== p.name) continue;
+        const side = cap.c === this.sides[0] ? "first" : cap.c === this.sides[1] ? "second" : "neutral";
+        const ghost = el("g", { class: "ghost" });
+        ghost.append(el("circle", { class: `piece ${side}`, cx: x, cy: y, r: UNIT * 0.3 }));
+        ghost.append(el("text", { class: `letter ${side}`, x, y: y + 1 }, cap.c));
+        ghost.append(el("path", { class: "cross", d: `M${x - 22} ${y - 22}L${x + 22} ${y + 22}M${x + 22} ${y - 22}L${x - 22} ${y + 22}` }));
+        g.append(ghost);
       }
       const t = opts.targets && opts.targets.get(p.name);
       if (t) {
         g.classList.add("target", t);
         g.append(el("circle", { class: `target-ring ${t}`, cx: x, cy: y, r: UNIT * 0.22 }));
-        g.append(el("text", { class: `target-sym ${t}`, x, y: y + 1 }, SYMBOL[t]));
+        if (SYMBOL[t]) g.append(el("text", { class: `target-sym ${t}`, x, y: y + 1 }, SYMBOL[t]));
       }
       // On top of everything, so a click anywhere near the point is caught.
       g.append(el("circle", { class: "hit", cx: x, cy: y, r: UNIT * 0.42 }));

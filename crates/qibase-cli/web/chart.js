@@ -16,8 +16,9 @@ function el(name, attrs = {}, text) {
 const FLIP = { win: "loss", loss: "win", draw: "draw" };
 
 // plies: [{answer (query JSON or null), moveCat (category of the move played
-// from it, mover's view) or null, firstToMove: bool}], cur: index shown.
-export function drawChart(svg, plies, cur, onPick) {
+// from it, mover's view) or null, firstToMove: bool}], cur: index shown;
+// labels: {top, bottom, ply(i, answer)} in the page's language.
+export function drawChart(svg, plies, cur, onPick, labels) {
   svg.replaceChildren();
   const n = plies.length;
   const W = Math.max(320, n * 18 + 40);
@@ -27,8 +28,8 @@ export function drawChart(svg, plies, cur, onPick) {
   const maxR = Math.max(4, ...plies.map((p) => (p.answer && p.answer.remoteness) || 0));
   const mid = H / 2;
   svg.append(el("line", { class: "axis", x1: 20, x2: W - 10, y1: mid, y2: mid }));
-  svg.append(el("text", { class: "axis-label", x: 2, y: 14 }, "first wins"));
-  svg.append(el("text", { class: "axis-label", x: 2, y: H - 4 }, "first loses"));
+  svg.append(el("text", { class: "axis-label", x: 2, y: 14 }, labels.top));
+  svg.append(el("text", { class: "axis-label", x: 2, y: H - 4 }, labels.bottom));
   plies.forEach((p, i) => {
     const x = 30 + i * 18;
     const g = el("g", { class: "ply" + (i === cur ? " current" : ""), "data-ply": i });
@@ -41,7 +42,7 @@ export function drawChart(svg, plies, cur, onPick) {
       const h = cat === "draw" ? 4 : 10 + ((maxR - r + 1) / (maxR + 1)) * (mid - 26);
       const y = cat === "loss" ? mid : mid - h;
       g.append(el("rect", { class: `bar ${cat}`, x: x - 6, y, width: 12, height: cat === "draw" ? 4 : h }));
-      g.append(el("title", {}, `ply ${i}: ${a.position} — ${a.value} for ${a.side_to_move} to move`));
+      g.append(el("title", {}, labels.ply(i, a)));
     } else {
       g.append(el("rect", { class: "bar unknown", x: x - 6, y: mid - 2, width: 12, height: 4 }));
     }

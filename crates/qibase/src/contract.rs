@@ -706,3 +706,89 @@ pub fn check_values<G: Game>(
     }
     Ok(checked)
 }
+
+/// Check [`Notation::move_points`](crate::game::Notation::move_points)
+/// against [`Rules::apply`](crate::game::Rules::apply) for every legal move
+/// of `p`: the points that change between the boards before and after the
+/// move are exactly `from` (left empty), `to` (now holding the piece that
+/// stood on `from`) and the captured points (an enemy piece before, empty
+/// after unless it is `to`). Returns the number of moves checked and how
+/// many of them captured; the error names the move and what is wrong.
+///
+/// # Errors
+///
+/// A message naming the position, the move and the mismatch.
+pub fn check_move_points<G: Game>(g: &G, p: &G::Pos) -> Result<(usize, usize), String> {
+    let mut moves = Vec::new();
+    if g.rule_end(p).is_none() {
+        g.moves(p, &mut moves);
+    }
+    let before = g.occupancy(p);
+    let mut captures = 0;
+    for m in &moves {
+        let after = g.occupancy(&g.apply(p, m));
+        let mp = g.move_points(p, m);
+        let what = || format!("{} in {}", g.format_move(m), g.format_pos(p));
+        let (Some(f), Some(t)) = (mp.from, mp.to) else {
+            return Err(format!("{}: a move without from or to", what()));
+        };
+        let piece = before[f];
+        if piece == '.' || after[f] != '.' {
+            return Err(format!("{}: from {f} is not a piece that leaves", what()));
+        }
+        if after[t] != piece || (before[t] != '.' && !mp.captured.contains(&t)) {
+            return Err(format!("{}: to {t} does not receive the piece", what()));
+        }
+        for &c in &mp.captured {
+            if before[c] == '.' || before[c] == piece || (c != t && after[c] != '.') {
+                return Err(format!("{}: {c} is no captured enemy piece", what()));
+            }
+        }
+        for i in 0..before.len() {
+            if i != f && i != t && !mp.captured.contains(&i) && before[i] != after[i] {
+                return Err(format!("{}: point {i} changes but is not named", what()));
+            }
+        }
+        if !mp.captured.is_empty() {
+            captures += 1;
+        }
+    }
+    Ok((moves.len(), captures))
+}
+
+/// [`check_move_points`] on every position of `games` random games of at
+/// most `plies` plies from the start (seeded `seed`); the totals of moves
+/// checked and of captures.
+///
+/// # Errors
+///
+/// As [`check_move_points`].
+pub fn check_move_points_in_play<G: Game>(
+    g: &G,
+    games: usize,
+    plies: usize,
+    seed: u64,
+) -> Result<(usize, usize), String> {
+    let mut rng = Rng::new(seed);
+    let (mut n, mut caps) = (0, 0);
+    let mut moves = Vec::new();
+    for _ in 0..games {
+        let mut p = g.start();
+        for _ in 0..plies {
+            let (a, b) = check_move_points(g, &p)?;
+            n += a;
+            caps += b;
+            moves.clear();
+            if g.rule_end(&p).is_some() {
+                break;
+            }
+            g.moves(&p, &mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            let i = rng.below(moves.len());
+            p = g.apply(&p, &moves[i]);
+        }
+    }
+    Ok((n, caps))
+}

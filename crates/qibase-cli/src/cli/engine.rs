@@ -92,9 +92,12 @@ struct Engine<'g, G: Game> {
 enum Answer {
     Query(api::QueryJson),
     Moves(api::MovesJson),
-    Bestmove(api::BestmoveJson),
+    /// Boxed: the largest answer (serde flattens the box away).
+    Bestmove(Box<api::BestmoveJson>),
     Error(api::ErrorJson),
-    Bye { bye: bool },
+    Bye {
+        bye: bool,
+    },
 }
 
 /// An answer with the command's `id` (if it had one) as its last field.
@@ -189,7 +192,7 @@ impl<G: Game> Engine<'_, G> {
                     Err(e) => return Err(e.clone()),
                 };
                 let j = api::bestmove(g, oracle, &p, level, seed, &mut self.rng)?;
-                Ok(Answer::Bestmove(j))
+                Ok(Answer::Bestmove(Box::new(j)))
             }
             "query" => {
                 let p = position()?;

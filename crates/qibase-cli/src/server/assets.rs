@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::api::{code, ApiError};
 
-/// (name, content type, bytes)
+/// (name, content type, bytes): every file of `web/`, by its path there.
 const FILES: &[(&str, &str, &[u8])] = &[
     (
         "index.html",
@@ -20,6 +20,26 @@ const FILES: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/app.js"),
     ),
     (
+        "api.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/api.js"),
+    ),
+    (
+        "controller.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/controller.js"),
+    ),
+    (
+        "clock.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/clock.js"),
+    ),
+    (
+        "views.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/views.js"),
+    ),
+    (
         "board.js",
         "text/javascript; charset=utf-8",
         include_bytes!("../../web/board.js"),
@@ -28,6 +48,41 @@ const FILES: &[(&str, &str, &[u8])] = &[
         "chart.js",
         "text/javascript; charset=utf-8",
         include_bytes!("../../web/chart.js"),
+    ),
+    (
+        "puzzle.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/puzzle.js"),
+    ),
+    (
+        "rules.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/rules.js"),
+    ),
+    (
+        "i18n.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/i18n.js"),
+    ),
+    (
+        "i18n/en.json",
+        "application/json",
+        include_bytes!("../../web/i18n/en.json"),
+    ),
+    (
+        "i18n/zh.json",
+        "application/json",
+        include_bytes!("../../web/i18n/zh.json"),
+    ),
+    (
+        "rules/en.json",
+        "application/json",
+        include_bytes!("../../web/rules/en.json"),
+    ),
+    (
+        "rules/zh.json",
+        "application/json",
+        include_bytes!("../../web/rules/zh.json"),
     ),
     (
         "style.css",
@@ -59,7 +114,7 @@ pub async fn index() -> Response {
     file("index.html")
 }
 
-/// `/assets/{name}`.
+/// `/assets/{*name}` (a path such as `i18n/zh.json`).
 pub async fn asset(Path(name): Path<String>) -> Response {
     file(&name)
 }

@@ -4,7 +4,8 @@
 //! * [`state`] — the games and their oracles, behind an object-safe trait;
 //! * [`routes`] — the routes and handlers (lookups on the blocking pool);
 //! * [`errors`] — every error as JSON with its status;
-//! * [`assets`] — the page's embedded files.
+//! * [`assets`] — the page's embedded files;
+//! * [`puzzles`] — the embedded puzzle sets.
 //!
 //! Server-wide limits: a client must send its request headers within
 //! [`HEADER_TIMEOUT`] (so that idle or half-open connections cannot use up
@@ -13,6 +14,7 @@
 
 pub mod assets;
 pub mod errors;
+pub mod puzzles;
 pub mod routes;
 pub mod state;
 

@@ -166,12 +166,13 @@ async fn not_found() -> ApiError {
 pub fn routes(state: Shared) -> Router {
     Router::new()
         .route("/", get(assets::index))
-        .route("/assets/{name}", get(assets::asset))
+        .route("/assets/{*name}", get(assets::asset))
         .route("/api/v1/games", get(games))
         .route("/api/v1/games/{game}", get(game))
         .route("/api/v1/{game}/query", get(query))
         .route("/api/v1/{game}/moves", get(moves))
         .route("/api/v1/{game}/bestmove", get(bestmove))
+        .route("/api/v1/{game}/puzzles", get(super::puzzles::puzzles))
         .fallback(not_found)
         .with_state(state)
 }

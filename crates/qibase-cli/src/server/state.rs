@@ -38,6 +38,10 @@ pub struct GameSummary {
     pub tablebase: bool,
     /// Where values come from, or why there are none.
     pub source: String,
+    /// The rules in force: `family` (`weiming`, `cannon-chess` or
+    /// `cannons`), `preset` (the id the variant starts from) and the
+    /// family's parameters with their values (see [`variant_json`]).
+    pub variant: serde_json::Value,
 }
 
 /// `/api/v1/games/{game}`: the summary and the board to draw.
@@ -66,6 +70,7 @@ pub trait GameService: Send + Sync {
 
 struct Service<G: Game + 'static> {
     g: &'static G,
+    variant: serde_json::Value,
     oracle: Result<SharedOracle<'static, G>, ApiError>,
     source: String,
 }
@@ -73,16 +78,18 @@ struct Service<G: Game + 'static> {
 impl<G: Game + 'static> Service<G> {
     /// The game lives as long as the server: leaked on purpose (a handful
     /// of small structs, bounded by [`MAX_EXTRA_GAMES`]).
-    fn open(game: G, dir: &Path) -> Service<G> {
+    fn open(game: G, variant: serde_json::Value, dir: &Path) -> Service<G> {
         let g: &'static G = Box::leak(Box::new(game));
         match open_oracle(g, dir) {
             Ok((o, source)) => Service {
                 g,
+                variant,
                 oracle: Ok(o),
                 source,
             },
             Err(e) => Service {
                 g,
+                variant,
                 source: e.to_string(),
                 oracle: Err(e.into()),
             },
@@ -131,6 +138,7 @@ impl<G: Game + 'static> GameService for Service<G> {
             ],
             tablebase: self.oracle.is_ok(),
             source: self.source.clone(),
+            variant: self.variant.clone(),
         }
     }
 
@@ -171,10 +179,52 @@ impl<G: Game + 'static> GameService for Service<G> {
 /// Open the service of a game (its tablebase under `dir`, or a solve in
 /// memory for a small game).
 pub fn open_service(game: AnyGame, dir: &Path) -> Arc<dyn GameService> {
+    let variant = variant_json(&game);
     match game {
-        AnyGame::CannonChess(g) => Arc::new(Service::open(g, dir)),
-        AnyGame::Weiming(g) => Arc::new(Service::open(g, dir)),
-        AnyGame::Cannons(g) => Arc::new(Service::open(g, dir)),
+        AnyGame::CannonChess(g) => Arc::new(Service::open(g, variant, dir)),
+        AnyGame::Weiming(g) => Arc::new(Service::open(g, variant, dir)),
+        AnyGame::Cannons(g) => Arc::new(Service::open(g, variant, dir)),
+    }
+}
+
+/// The rules in force of a game, for the page's rules text: the family,
+/// the preset it starts from, the board (`WxH`, grid games) and the
+/// family's parameters under their variant keys (docs/rules.md,
+/// "Variants"), e.g. `{"family": "cannons", "preset": "two-cannons",
+/// "board": "5x5", "cannons": 2, "soldiers": 12, "threshold": 4,
+/// "immobility": "on-turn"}`.
+pub fn variant_json(game: &AnyGame) -> serde_json::Value {
+    use qibase::game::Tiers;
+    use qibase::games::cannon_chess::Tiao;
+    use qibase::games::cannons::Immobility;
+    use serde_json::json;
+    let preset = |id: &str| id.split(':').next().unwrap_or_default().to_string();
+    match game {
+        AnyGame::Weiming(g) => json!({"family": "weiming", "preset": preset(g.id())}),
+        AnyGame::CannonChess(g) => {
+            let r = g.rules();
+            json!({
+                "family": "cannon-chess",
+                "preset": preset(g.id()),
+                "board": format!("{}x{}", g.width(), g.height()),
+                "pieces": g.max_side(),
+                "tiao": if r.tiao == Tiao::Any { "any" } else { "lone" },
+                "lone": if r.lone_slides { "slide" } else { "step" },
+                "one-v-one": if r.one_v_one_draw { "draw" } else { "play" },
+            })
+        }
+        AnyGame::Cannons(g) => {
+            let r = g.rules();
+            json!({
+                "family": "cannons",
+                "preset": preset(g.id()),
+                "board": format!("{}x{}", g.width(), g.height()),
+                "cannons": g.cannon_count(),
+                "soldiers": g.max_soldiers(),
+                "threshold": r.threshold,
+                "immobility": if r.immobility == Immobility::Static { "static" } else { "on-turn" },
+            })
+        }
     }
 }
 

@@ -69,12 +69,22 @@ fn start_chromedriver() -> Option<(Guard, u16)> {
 }
 
 async fn connect(port: u16) -> Client {
+    connect_sized(port, (1300, 1050)).await
+}
+
+/// A session whose window is `w` × `h` CSS pixels (the viewport a little less).
+/// Below 500 px wide (Chromium's smallest window) the viewport is a phone's
+/// by device emulation.
+async fn connect_sized(port: u16, (w, h): (u32, u32)) -> Client {
     let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".to_string(),
-        json!({"args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                        "--disable-dev-shm-usage", "--window-size=1300,1050"]}),
-    );
+    let mut opts = json!({"args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-dev-shm-usage", format!("--window-size={},{}", w.max(500), h),
+                    "--hide-scrollbars"]});
+    if w < 500 {
+        opts["mobileEmulation"] =
+            json!({"deviceMetrics": {"width": w, "height": h, "pixelRatio": 1.0, "touch": true}});
+    }
+    caps.insert("goog:chromeOptions".to_string(), opts);
     let url = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -166,6 +176,19 @@ async fn the_page_in_a_real_browser() {
         .await
         .unwrap();
     wait_value(&c, "win 3").await;
+    // A first visit (nothing in localStorage) opens the quick start; close it.
+    let quick = wait_for("the quick start", 10, || async {
+        let t = text_of(&c, "#rules-dialog[open] ul.quick").await?;
+        (!t.is_empty()).then_some(t)
+    })
+    .await;
+    assert!(quick.contains("shared piece"), "{quick}");
+    c.find(Locator::Id("rules-close"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     assert_eq!(
         attr_of(&c, "#value", "data-category").await.as_deref(),
         Some("win")
@@ -319,4 +342,304 @@ async fn the_page_in_a_real_browser() {
     })
     .await;
     c.close().await.unwrap();
+}
+
+/// Where the screenshots go (`target/screenshots/`, or `$QIBASE_SCREENSHOT_DIR`).
+fn screenshot_dir() -> std::path::PathBuf {
+    let d = std::env::var_os("QIBASE_SCREENSHOT_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/screenshots")
+        });
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+async fn js(c: &Client, script: &str) -> serde_json::Value {
+    c.execute(script, vec![]).await.unwrap()
+}
+
+async fn tap(c: &Client, point: &str) {
+    c.find(Locator::Css(&format!("g[data-point='{point}'] .hit")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn wait_text(c: &Client, css: &str, want: &str, secs: u64) -> String {
+    let (css, want) = (css.to_string(), want.to_string());
+    wait_for(&format!("'{want}' in {css}"), secs, || {
+        let (css, want) = (css.clone(), want.clone());
+        async move {
+            let t = text_of(c, &css).await?;
+            t.contains(&want).then_some(t)
+        }
+    })
+    .await
+}
+
+/// The page in Chinese, at a desktop and at a phone viewport: titles,
+/// values and controls in Chinese, the language switch keeping the
+/// position, the rules, a puzzle failed (its refutation shown) and solved
+/// by tapping, and at phone size no horizontal scrolling with the board as
+/// wide as the screen and big touch targets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chinese_rules_puzzles_desktop_and_phone() {
+    let Some((_driver, port)) = start_chromedriver() else {
+        if std::env::var_os("QIBASE_SKIP_BROWSER").is_some() {
+            eprintln!("chromedriver not found and QIBASE_SKIP_BROWSER set: skipped");
+            return;
+        }
+        panic!("chromedriver not found: install chromium and chromium-driver (see .ci/run)");
+    };
+    let (_server, addr) = start_server();
+    for (name, size) in [("desktop", (1300, 1050)), ("phone", (390, 844))] {
+        let phone = name == "phone";
+        let c = connect_sized(port, size).await;
+        c.goto(&format!("{addr}/?game=weiming&pos=X.X/SXO/.OO_O_-&lang=zh"))
+            .await
+            .unwrap();
+        // Values in Chinese: "胜（3 步）".
+        wait_text(&c, "#value", "胜（3 步）", 15).await;
+        let quick = wait_text(&c, "#rules-dialog[open] ul.quick", "公用棋子", 10).await;
+        assert!(quick.contains("无棋可走"), "{quick}");
+        c.find(Locator::Id("rules-close"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        assert_eq!(text_of(&c, "#game-title").await.unwrap(), "未名双承棋之三");
+        let options = text_of(&c, "#game").await.unwrap();
+        for title in [
+            "炮棋 5×4",
+            "两炮十二兵",
+            "炮棋 4×4（六子冲棋盘）",
+            "三炮十五兵",
+        ] {
+            assert!(options.contains(title), "{title} in {options}");
+        }
+        assert!(text_of(&c, "#value-words")
+            .await
+            .unwrap()
+            .contains("3 步取胜"));
+        assert_eq!(text_of(&c, "#new-game").await.unwrap(), "新对局");
+        assert_eq!(text_of(&c, "#undo").await.unwrap(), "↶ 悔棋");
+        assert!(text_of(&c, "#difficulty-help")
+            .await
+            .unwrap()
+            .contains("最佳着法"));
+        let moves = text_of(&c, "#moves").await.unwrap();
+        assert!(
+            moves.contains("必胜着法") && moves.contains("和"),
+            "{moves}"
+        );
+        assert!(!moves.contains("win"), "{moves}");
+
+        // Layout: nothing scrolls sideways; on a phone the board fills the
+        // width and the controls are big enough to tap.
+        let fits = js(
+            &c,
+            "return document.documentElement.scrollWidth <= window.innerWidth;",
+        )
+        .await;
+        assert_eq!(fits, json!(true), "{name}: horizontal scrolling");
+        if phone {
+            let r = js(
+                &c,
+                "const b = document.getElementById('board').getBoundingClientRect();
+                 const hit = document.querySelector('#board .hit').getBoundingClientRect();
+                 const small = [...document.querySelectorAll('button, select, input')]
+                   .filter((e) => e.offsetParent && e.getBoundingClientRect().height < 40)
+                   .map((e) => e.id || e.textContent);
+                 return [b.width, window.innerWidth, hit.width, small];",
+            )
+            .await;
+            let (bw, iw, hw) = (
+                r[0].as_f64().unwrap(),
+                r[1].as_f64().unwrap(),
+                r[2].as_f64().unwrap(),
+            );
+            assert!(bw >= iw - 20.0, "board {bw} px in a {iw} px window");
+            assert!(hw >= 40.0, "touch target {hw} px");
+            assert_eq!(r[3], json!([]), "controls under 40 px");
+            // Value and move list below the board.
+            let below = js(
+                &c,
+                "return document.getElementById('value').getBoundingClientRect().top >
+                        document.getElementById('board').getBoundingClientRect().bottom;",
+            )
+            .await;
+            assert_eq!(below, json!(true));
+        }
+
+        // A move by tapping: the piece on m, then tm.
+        tap(&c, "m").await;
+        tap(&c, "tm").await;
+        wait_text(&c, "#value", "负（2 步）", 15).await;
+        assert_eq!(url_pos(&c).await, "XOX/SX./.OO X -");
+        if phone {
+            let png = c.screenshot().await.unwrap();
+            std::fs::write(screenshot_dir().join("phone-zh.png"), png).unwrap();
+        }
+        // Switching the language keeps the position and goes in the permalink.
+        js(
+            &c,
+            "const s = document.getElementById('lang'); s.value = 'en';
+             s.dispatchEvent(new Event('change')); return null;",
+        )
+        .await;
+        wait_text(&c, "#value", "loss 2", 10).await;
+        assert_eq!(url_pos(&c).await, "XOX/SX./.OO X -");
+        assert!(c.current_url().await.unwrap().as_str().contains("lang=en"));
+        assert_eq!(text_of(&c, "#new-game").await.unwrap(), "New game");
+        assert_eq!(
+            js(&c, "return localStorage.getItem('qibase.lang');").await,
+            json!("en")
+        );
+        // The rules open from the board: quick start, then the full rules.
+        c.find(Locator::Id("rules-btn"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_text(&c, "#rules-dialog[open] ul.quick", "shared piece", 10).await;
+        c.find(Locator::Css("#rules-dialog [data-tab='full']"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_text(&c, "#rules-body", "Lockout", 10).await;
+        assert!(text_of(&c, "#rules-body")
+            .await
+            .unwrap()
+            .contains("turn clock"));
+        c.find(Locator::Id("rules-close"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        // Back to Chinese for the puzzles.
+        js(
+            &c,
+            "const s = document.getElementById('lang'); s.value = 'zh';
+             s.dispatchEvent(new Event('change')); return null;",
+        )
+        .await;
+        wait_text(&c, "#value", "负（2 步）", 10).await;
+
+        // Puzzle mode from its button: the first puzzle of the set.
+        c.find(Locator::Id("puzzle-btn"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_text(&c, "#puzzle-head", "习题 1 / ", 10).await;
+        // The values are hidden while solving.
+        assert!(!c
+            .find(Locator::Id("moves"))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap());
+        // The set's first win puzzle, by its permalink (whatever set is
+        // embedded: the test reads it from the API).
+        let set = js(
+            &c,
+            "return fetch('/api/v1/weiming/puzzles').then((r) => r.json());",
+        )
+        .await;
+        let p = set["puzzles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["value"].as_str().unwrap().starts_with("win"))
+            .expect("a win puzzle in the weiming set")
+            .clone();
+        let id = p["id"].as_str().unwrap();
+        let solver = p["position"].as_str().unwrap().split(' ').nth(1).unwrap();
+        let side = format!("{solver}方");
+        c.goto(&format!("{addr}/?game=weiming&puzzle={id}&lang=zh"))
+            .await
+            .unwrap();
+        wait_text(&c, "#puzzle-task", "找出取胜的一步", 10).await;
+        assert!(text_of(&c, "#puzzle-task").await.unwrap().contains(&side));
+        // A wrong move: why (the value it leads to, in words), with the
+        // refutation line starting with the opponent's best reply.
+        let wrong = &p["wrong"][0];
+        let (from, to) = wrong["move"].as_str().unwrap().split_once('-').unwrap();
+        tap(&c, from).await;
+        tap(&c, to).await;
+        let why = wait_text(&c, "#puzzle-why", wrong["move"].as_str().unwrap(), 10).await;
+        let value = wrong["value"].as_str().unwrap();
+        let words = match value.split_once(' ') {
+            None => "和".to_string(),
+            Some(("win", n)) => format!("胜（{n} 步）"),
+            Some((_, n)) => format!("负（{n} 步）"),
+        };
+        assert!(why.contains(&words), "{why} should say {value}");
+        let reply = wrong["refutation"][0].as_str().unwrap();
+        let first = wait_text(&c, "#puzzle-refutation li", reply, 10).await;
+        assert!(first.starts_with("1."), "{first}");
+        // The refutation is played out on the board.
+        if wrong["refutation"].as_array().unwrap().len() >= 2 {
+            wait_for("the refutation on the board", 10, || async {
+                let b = attr_of(&c, "#puzzle-refutation li.current", "data-step").await?;
+                (b.parse::<u32>().ok()? >= 2).then_some(())
+            })
+            .await;
+        }
+        if !phone {
+            let png = c.screenshot().await.unwrap();
+            std::fs::write(screenshot_dir().join("puzzle-zh.png"), png).unwrap();
+        }
+        // Try again, and solve it by tapping.
+        c.find(Locator::Id("puzzle-retry"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_text(&c, "#puzzle-task", "找出取胜的一步", 10).await;
+        assert!(c.find(Locator::Id("puzzle-why")).await.is_err());
+        let (from, to) = p["best"].as_str().unwrap().split_once('-').unwrap();
+        tap(&c, from).await;
+        tap(&c, to).await;
+        wait_text(&c, "#puzzle-note", "对了", 10).await;
+        // qibase answers perfectly; the solver plays a winning move each
+        // turn until the game is won.
+        let remoteness: usize = p["value"].as_str().unwrap()[4..].parse().unwrap();
+        for ply in (3..=remoteness).step_by(2) {
+            let win = wait_for("qibase's reply", 20, || async {
+                let turn = text_of(&c, "#turn").await?;
+                if !turn.contains(&side) || turn.contains("思考") || plies(&c).await != ply {
+                    return None;
+                }
+                attr_of(&c, "#moves .move[data-category='win']", "data-move").await
+            })
+            .await;
+            let (from, to) = win.split_once('-').unwrap();
+            tap(&c, from).await;
+            tap(&c, to).await;
+        }
+        let banner = wait_text(&c, "#banner", "获胜", 20).await;
+        assert!(banner.contains(&format!("你执{side}获胜")), "{banner}");
+        wait_text(&c, "#puzzle-note", "完成", 10).await;
+        let progress = js(
+            &c,
+            "return JSON.parse(localStorage.getItem('qibase.puzzles'));",
+        )
+        .await;
+        assert_eq!(progress["solved"][id], json!(true), "{progress}");
+        // Solved after a wrong try: the streak starts again.
+        assert_eq!(progress["streak"], json!(0), "{progress}");
+        c.close().await.unwrap();
+    }
 }

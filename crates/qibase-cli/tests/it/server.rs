@@ -524,6 +524,73 @@ async fn a_panic_is_a_500_and_the_server_goes_on() {
 #[tokio::test]
 async fn the_page_and_its_assets() {
     let app = router(committed());
+    // Every file of web/ is served (a new module not registered in
+    // assets.rs would break the page).
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    let mut files = Vec::new();
+    for e in fs::read_dir(&web).unwrap().flatten() {
+        if e.path().is_dir() {
+            for f in fs::read_dir(e.path()).unwrap().flatten() {
+                files.push(format!(
+                    "{}/{}",
+                    e.file_name().to_string_lossy(),
+                    f.file_name().to_string_lossy()
+                ));
+            }
+        } else {
+            files.push(e.file_name().to_string_lossy().to_string());
+        }
+    }
+    assert!(files.len() > 10, "{files:?}");
+    for name in &files {
+        let r = app
+            .clone()
+            .oneshot(
+                Request::get(format!("/assets/{name}"))
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{name} is not served");
+        let body = r.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body, fs::read(web.join(name)).unwrap(), "{name}");
+    }
+    // The two languages have the same strings (English may add plurals).
+    let en: serde_json::Map<String, Json> =
+        serde_json::from_slice(&fs::read(web.join("i18n/en.json")).unwrap()).unwrap();
+    let zh: serde_json::Map<String, Json> =
+        serde_json::from_slice(&fs::read(web.join("i18n/zh.json")).unwrap()).unwrap();
+    for k in en.keys().filter(|k| !k.ends_with("_one")) {
+        assert!(zh.contains_key(k), "zh.json lacks {k}");
+    }
+    for k in zh.keys() {
+        assert!(en.contains_key(k), "en.json lacks {k}");
+    }
+    // The rules say the same in both languages: the same items, under the
+    // same variant conditions, with the same diagrams.
+    let shape = |v: &Json| -> Json {
+        fn walk(v: &Json) -> Json {
+            match v {
+                Json::String(_) => Json::Null,
+                Json::Array(a) => Json::Array(a.iter().map(walk).collect()),
+                Json::Object(o) => Json::Object(
+                    o.iter()
+                        .filter(|(k, _)| *k != "text" && *k != "caption" && *k != "h")
+                        .map(|(k, v)| {
+                            let keep = k == "when" || k == "demo";
+                            (k.clone(), if keep { v.clone() } else { walk(v) })
+                        })
+                        .collect(),
+                ),
+                other => other.clone(),
+            }
+        }
+        walk(v)
+    };
+    let en: Json = serde_json::from_slice(&fs::read(web.join("rules/en.json")).unwrap()).unwrap();
+    let zh: Json = serde_json::from_slice(&fs::read(web.join("rules/zh.json")).unwrap()).unwrap();
+    assert_eq!(shape(&en), shape(&zh));
     for (uri, ty) in [
         ("/", "text/html"),
         ("/assets/app.js", "text/javascript"),
@@ -689,4 +756,215 @@ fn half_sent_requests_are_dropped_after_the_header_timeout() {
         stop_tx.send(()).unwrap();
         server.await.unwrap().unwrap();
     });
+}
+
+#[tokio::test]
+async fn moves_carry_their_geometry() {
+    let app = router(committed());
+    // Every move lists where it goes; the names are the notation's.
+    let (_, q) = get(&app, "/api/v1/weiming/query?pos=X.X/SXO/.OO_O_-").await;
+    for m in q["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(q["pv"].as_array().unwrap())
+    {
+        let text = m["move"].as_str().unwrap();
+        let (from, to) = text.split_once('-').unwrap();
+        assert_eq!(
+            (m["from"].as_str(), m["to"].as_str()),
+            (Some(from), Some(to))
+        );
+        assert!(m.get("captured").is_none(), "{m}");
+    }
+    // Captures: a cannon-shot (own own enemy on a rank) and a lone piece's
+    // double capture (挑), by the rules alone (`moves`).
+    let (s, j) = get(
+        &app,
+        "/api/v1/cannon-chess/moves?pos=...O/..../..../.X../X.O._X",
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{j}");
+    let m = j["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "b2-b1")
+        .cloned()
+        .unwrap_or_else(|| panic!("{j}"));
+    assert_eq!(m["captured"], serde_json::json!(["c1"]));
+    assert_eq!(m["board"], "XX.................O");
+    let (_, j) = get(
+        &app,
+        "/api/v1/cannon-chess/moves?pos=..../..../O.O./..../.X.._X",
+    )
+    .await;
+    let m = j["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "b1-b3")
+        .cloned()
+        .unwrap();
+    assert_eq!(m["from"], "b1");
+    assert_eq!(m["to"], "b3");
+    assert_eq!(m["captured"], serde_json::json!(["a3", "c3"]));
+    assert_eq!(m["category"], "win");
+    // A cannon's jump lands on the soldier it takes.
+    let (_, j) = get(
+        &app,
+        "/api/v1/two-cannons/moves?pos=SSSSS/SSSSS/.S..S/...../.C.C._C",
+    )
+    .await;
+    let m = j["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "b1-b3")
+        .cloned()
+        .unwrap();
+    assert_eq!(m["captured"], serde_json::json!(["b3"]));
+    // bestmove's move too.
+    let (_, b) = get(&app, "/api/v1/weiming/bestmove?pos=X.X/SXO/.OO_O_-").await;
+    assert_eq!(b["move"]["move"], "m-tm");
+    assert_eq!(b["move"]["from"], "m");
+    assert_eq!(b["move"]["to"], "tm");
+}
+
+#[tokio::test]
+async fn games_tell_their_variant() {
+    let app = router(committed());
+    let (_, j) = get(&app, "/api/v1/games/weiming").await;
+    assert_eq!(
+        j["variant"],
+        serde_json::json!({"family": "weiming", "preset": "weiming"})
+    );
+    let (_, j) = get(&app, "/api/v1/games/cannon-chess-4x4").await;
+    assert_eq!(
+        j["variant"],
+        serde_json::json!({"family": "cannon-chess", "preset": "cannon-chess-4x4", "board": "4x4",
+                           "pieces": 6, "tiao": "lone", "lone": "slide", "one-v-one": "draw"})
+    );
+    let (s, j) = get(&app, "/api/v1/games/three-cannons:immobility=static").await;
+    assert_eq!(s, StatusCode::OK, "{j}");
+    assert_eq!(
+        j["variant"],
+        serde_json::json!({"family": "cannons", "preset": "three-cannons", "board": "5x5",
+                           "cannons": 3, "soldiers": 15, "threshold": 4, "immobility": "static"})
+    );
+    let (_, list) = get(&app, "/api/v1/games").await;
+    assert_eq!(list[1]["variant"]["tiao"], "lone");
+}
+
+/// Every embedded puzzle set keeps the format's promises: its game, a
+/// position in the notation, `best` legal, `wrong` every other legal move
+/// once with a legal refutation line; and, where values are at hand
+/// (weiming's committed table), every value is the tablebase's and `best`
+/// is the only move that keeps the result.
+#[tokio::test]
+async fn puzzle_sets_are_served_and_true() {
+    use qibase_cli::server::puzzles;
+    let app = router(committed());
+    let ids: Vec<&str> = puzzles::games().collect();
+    assert!(ids.contains(&"weiming"), "{ids:?}");
+    for id in ids {
+        let (s, set) = get(&app, &format!("/api/v1/{id}/puzzles")).await;
+        assert_eq!(s, StatusCode::OK, "{id}");
+        assert_eq!(set["format"], "qibase-puzzles 1");
+        assert_eq!(set["game"], id);
+        let list = set["puzzles"].as_array().unwrap();
+        assert!(!list.is_empty(), "{id}");
+        let mut seen = std::collections::HashSet::new();
+        for p in list {
+            let pid = p["id"].as_str().unwrap();
+            assert!(seen.insert(pid.to_string()), "{pid} twice");
+            let pos = p["position"].as_str().unwrap();
+            let (s, moves) = get(&app, &format!("/api/v1/{id}/moves?pos={}", url_pos(pos))).await;
+            assert_eq!(s, StatusCode::OK, "{pid}: {moves}");
+            let legal: std::collections::BTreeSet<String> = moves["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["move"].as_str().unwrap().to_string())
+                .collect();
+            let mut listed: std::collections::BTreeSet<String> =
+                [p["best"].as_str().unwrap().to_string()].into();
+            for w in p["wrong"].as_array().unwrap() {
+                assert!(
+                    listed.insert(w["move"].as_str().unwrap().to_string()),
+                    "{pid}"
+                );
+                // The refutation is a legal line from the position after the move.
+                let mut at = moves["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|m| m["move"] == w["move"])
+                    .unwrap()["position"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                for r in w["refutation"].as_array().unwrap() {
+                    let uri = format!(
+                        "/api/v1/{id}/moves?pos={}&move={}",
+                        url_pos(&at),
+                        r.as_str().unwrap()
+                    );
+                    let (s, next) = get(&app, &uri).await;
+                    assert_eq!(s, StatusCode::OK, "{pid}: {uri}: {next}");
+                    at = next["position"].as_str().unwrap().to_string();
+                }
+            }
+            assert_eq!(listed, legal, "{pid}: best and wrong are the legal moves");
+            if id != "weiming" {
+                continue;
+            }
+            let (_, q) = get(&app, &format!("/api/v1/{id}/query?pos={}", url_pos(pos))).await;
+            assert_eq!(q["value"], p["value"], "{pid}");
+            let class = q["category"].clone();
+            for m in q["moves"].as_array().unwrap() {
+                if m["move"] == p["best"] {
+                    assert_eq!(m["value"], q["value"], "{pid}");
+                    continue;
+                }
+                let w = p["wrong"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|w| w["move"] == m["move"])
+                    .unwrap();
+                assert_eq!(w["value"], m["value"], "{pid}");
+                assert_ne!(
+                    m["category"], class,
+                    "{pid}: {} keeps the result",
+                    m["move"]
+                );
+                // The refutation starts with the opponent's best reply.
+                let (_, after) = get(
+                    &app,
+                    &format!(
+                        "/api/v1/{id}/query?pos={}",
+                        url_pos(m["position"].as_str().unwrap())
+                    ),
+                )
+                .await;
+                assert_eq!(w["refutation"][0], after["best"], "{pid}");
+            }
+        }
+    }
+    // A variant has no set (only presets get one).
+    expect_error(
+        &app,
+        "/api/v1/cannon-chess:tiao=any/puzzles",
+        StatusCode::NOT_FOUND,
+        "not_found",
+    )
+    .await;
+    expect_error(
+        &app,
+        "/api/v1/chess/puzzles",
+        StatusCode::NOT_FOUND,
+        "unknown_game",
+    )
+    .await;
 }

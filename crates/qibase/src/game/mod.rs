@@ -27,7 +27,7 @@ mod rules;
 mod tiers;
 
 pub use error::{InputKind, ParseError};
-pub use notation::{GeoPoint, Geometry, Notation};
+pub use notation::{GeoPoint, Geometry, MovePoints, Notation};
 pub use rules::Rules;
 pub use tiers::{child_ranks_by_moves, unmove_ranks_by_unmoves, Tiers};
 

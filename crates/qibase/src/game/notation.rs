@@ -61,10 +61,48 @@ pub trait Notation: Rules {
     /// lines between them, so one renderer draws every board.
     fn geometry(&self) -> Geometry;
 
+    /// Where a legal move `m` of `p` goes on the board: the point it
+    /// leaves, the point it arrives on and the points whose pieces it
+    /// captures, as indices into [`point_names`](Self::point_names). For
+    /// drawing and animating moves without parsing their notation. `from`
+    /// and `to` are `None` only for a move that has no such point (a drop
+    /// or a pass; no game has one today).
+    fn move_points(&self, p: &Self::Pos, m: &Self::Move) -> MovePoints;
+
     /// The game's words for why a game ended (shown by `play`, `query`,
     /// `show` and in the JSON `end` reason). Default: the generic wording.
     fn describe_end(&self, reason: EndReason) -> String {
         reason.to_string()
+    }
+}
+
+/// The geometry of one move ([`Notation::move_points`]): point indices in
+/// [`Notation::point_names`] order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MovePoints {
+    /// The point the moving piece leaves (`None` for a drop or a pass).
+    pub from: Option<usize>,
+    /// The point it arrives on (`None` for a pass).
+    pub to: Option<usize>,
+    /// The points whose pieces the move captures, ascending.
+    pub captured: Vec<usize>,
+}
+
+impl MovePoints {
+    /// A move from `from` to `to` capturing the pieces on the set bits of
+    /// `captured` (a bitboard of point indices).
+    pub fn step(from: u8, to: u8, captured: u32) -> MovePoints {
+        let mut c = Vec::new();
+        let mut b = captured;
+        while b != 0 {
+            c.push(b.trailing_zeros() as usize);
+            b &= b - 1;
+        }
+        MovePoints {
+            from: Some(from as usize),
+            to: Some(to as usize),
+            captured: c,
+        }
     }
 }
 

@@ -137,6 +137,8 @@ enum Fault {
     UnmoveRanks,
     /// A promise that in-tier children never share a slot.
     DistinctChildren,
+    /// Move geometry that leaves out what a move captures.
+    NoCaptures,
 }
 
 /// Cannon chess with one fault: the checker must catch each (so the
@@ -236,6 +238,24 @@ impl Notation for Wrong {
     fn geometry(&self) -> qibase::game::Geometry {
         self.0.geometry()
     }
+
+    fn move_points(&self, p: &Self::Pos, m: &Self::Move) -> qibase::game::MovePoints {
+        let mut mp = self.0.move_points(p, m);
+        if self.1 == Fault::NoCaptures {
+            mp.captured.clear();
+        }
+        mp
+    }
+}
+
+#[test]
+fn wrong_move_points_are_caught() {
+    use qibase::contract::check_move_points_in_play;
+    let g = Wrong(CannonChess::standard(), Fault::NoCaptures);
+    let err = check_move_points_in_play(&g, 50, 80, 3).expect_err("the fault is caught");
+    assert!(err.contains("changes but is not named"), "{err}");
+    let g = Wrong(CannonChess::standard(), Fault::NoImages);
+    check_move_points_in_play(&g, 50, 80, 3).unwrap();
 }
 
 impl Tiers for Wrong {

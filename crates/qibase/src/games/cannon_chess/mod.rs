@@ -328,4 +328,29 @@ mod tests {
         assert_eq!(g.format_pos(&g.apply(&g.start(), &m)), "././X/X/. O");
         assert!(CannonChess::new("t", "t", 5, 7, "").is_err());
     }
+
+    #[test]
+    fn move_points_match_apply() {
+        // Captures by cannon-shot and by a lone piece (挑) in random games of
+        // both presets and of the any-piece 挑 variant, every move checked.
+        use crate::contract::check_move_points_in_play;
+        use crate::games::AnyGame;
+        for id in ["cannon-chess", "cannon-chess-4x4", "cannon-chess:tiao=any"] {
+            let Ok(AnyGame::CannonChess(g)) = AnyGame::from_id(id) else {
+                panic!("{id}")
+            };
+            let (n, caps) = check_move_points_in_play(&g, 200, 80, 7).unwrap();
+            assert!(n > 1000 && caps > 50, "{id}: {n} moves, {caps} captures");
+        }
+        // A double capture: a lone piece stopping between two enemies.
+        let g = CannonChess::standard();
+        let p = g.parse_pos("..../..../O.O./..../.X.. X").unwrap();
+        let m = g.parse_move(&p, "b1-b3").unwrap();
+        let mp = g.move_points(&p, &m);
+        let names = g.point_names();
+        assert_eq!(names[mp.from.unwrap()], "b1");
+        assert_eq!(names[mp.to.unwrap()], "b3");
+        let caught: Vec<_> = mp.captured.iter().map(|&i| names[i].as_str()).collect();
+        assert_eq!(caught, ["a3", "c3"]);
+    }
 }

@@ -3,7 +3,7 @@
 //! family's wording of every error.
 
 use super::{CannonChess, CcMove, CcPos};
-use crate::game::{EndReason, Geometry, Notation, ParseError, Rules, Side};
+use crate::game::{EndReason, Geometry, MovePoints, Notation, ParseError, Rules, Side};
 use crate::games::grid::{self, board::BoardError};
 
 impl CannonChess {
@@ -109,6 +109,11 @@ impl Notation for CannonChess {
         ms.into_iter()
             .find(|m| m.from as u32 == from && m.to as u32 == to)
             .ok_or_else(|| ParseError::illegal_move(format!("illegal move '{s}' in this position")))
+    }
+
+    /// Captures come with the move (move generation fills them in).
+    fn move_points(&self, _p: &CcPos, m: &CcMove) -> MovePoints {
+        MovePoints::step(m.from, m.to, m.captured)
     }
 
     fn format_move(&self, m: &CcMove) -> String {

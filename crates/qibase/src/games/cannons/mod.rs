@@ -252,4 +252,27 @@ mod tests {
         assert_eq!(three.id(), "three-cannons");
         assert_eq!(three.rules_hash(), 0x822d_f589_4c22_55a2);
     }
+
+    #[test]
+    fn move_points_match_apply() {
+        use crate::contract::check_move_points_in_play;
+        for g in [Cannons::two_cannons(), Cannons::three_cannons()] {
+            let (n, caps) = check_move_points_in_play(&g, 200, 120, 11).unwrap();
+            assert!(
+                n > 1000 && caps > 50,
+                "{}: {n} moves, {caps} captures",
+                g.id()
+            );
+        }
+        // A jump lands on the soldier it takes.
+        let g = Cannons::two_cannons();
+        let p = g.parse_pos("SSSSS/SSSSS/S...S/...../.C.C. C").unwrap();
+        let m = g.parse_move(&p, "b1-b2").unwrap();
+        assert!(g.move_points(&p, &m).captured.is_empty());
+        let p = g.parse_pos("SSSSS/SSSSS/.S..S/...../.C.C. C").unwrap();
+        let m = g.parse_move(&p, "b1-b3").unwrap();
+        let mp = g.move_points(&p, &m);
+        assert_eq!(mp.captured, vec![mp.to.unwrap()]);
+        assert_eq!(g.point_names()[mp.to.unwrap()], "b3");
+    }
 }

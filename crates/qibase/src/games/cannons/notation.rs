@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{Cannons, CannonsMove, CannonsPos};
-use crate::game::{EndReason, Geometry, Notation, ParseError, Rules, Side};
+use crate::game::{EndReason, Geometry, MovePoints, Notation, ParseError, Rules, Side};
 use crate::games::grid::{self, board::BoardError};
 
 impl Cannons {
@@ -158,6 +158,13 @@ impl Notation for Cannons {
         Err(ParseError::illegal_move(format!(
             "illegal move '{s}' in this position: {why}"
         )))
+    }
+
+    /// A capturing jump lands on the soldier it takes: `to` is also the
+    /// captured point.
+    fn move_points(&self, _p: &CannonsPos, m: &CannonsMove) -> MovePoints {
+        let captured = if m.is_capture(self.w) { 1 << m.to } else { 0 };
+        MovePoints::step(m.from, m.to, captured)
     }
 
     fn format_move(&self, m: &CannonsMove) -> String {

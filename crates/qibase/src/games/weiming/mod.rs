@@ -163,3 +163,48 @@ impl Weiming {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Notation, Rules};
+
+    #[test]
+    fn move_points_match_apply() {
+        // Every move of every position (own pieces and the shared one).
+        use crate::contract::check_move_points;
+        let g = Weiming::new();
+        let mut n = 0;
+        for s in 0..9u8 {
+            for x in 0..512u16 {
+                for o in 0..512u16 {
+                    if x.count_ones() != 3 || o.count_ones() != 3 || x & o != 0 {
+                        continue;
+                    }
+                    if (x | o) >> s & 1 != 0 {
+                        continue;
+                    }
+                    for side in [Side::First, Side::Second] {
+                        for locked in [false, true] {
+                            let p = WeimingPos {
+                                x,
+                                o,
+                                s,
+                                side,
+                                locked,
+                            };
+                            let (k, caps) = check_move_points(&g, &p).unwrap();
+                            assert_eq!(caps, 0);
+                            n += k;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(n > 20_000, "{n}");
+        let p = g.start();
+        let m = g.parse_move(&p, "s-x").unwrap();
+        let mp = g.move_points(&p, &m);
+        assert_eq!((mp.from, mp.to), (Some(3), Some(4)));
+    }
+}

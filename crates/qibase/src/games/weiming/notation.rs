@@ -2,7 +2,7 @@
 //! order `tl tm tr / s x m / bl bm br`, the side to move and the lock flag.
 
 use super::{Weiming, WeimingMove, WeimingPos, EDGES, PIECES_PER_SIDE, POINT_NAMES, START};
-use crate::game::{GeoPoint, Geometry, Notation, ParseError, Side};
+use crate::game::{GeoPoint, Geometry, MovePoints, Notation, ParseError, Side};
 
 fn point_index(name: &str) -> Option<u8> {
     POINT_NAMES.iter().position(|&n| n == name).map(|i| i as u8)
@@ -216,6 +216,11 @@ impl Notation for Weiming {
             }
         ));
         out
+    }
+
+    /// Weiming has no captures.
+    fn move_points(&self, _p: &WeimingPos, m: &WeimingMove) -> MovePoints {
+        MovePoints::step(m.from, m.to, 0)
     }
 
     fn format_move(&self, m: &WeimingMove) -> String {

@@ -1,0 +1,320 @@
+// The views: each renders one part of the page from the controller's state,
+// in the page's language. They read the state and call the controller's
+// methods on user input; they never change the state themselves.
+
+import { Board, SYMBOL } from "./board.js";
+import { drawChart } from "./chart.js";
+import { t, has } from "./i18n.js";
+
+const $ = (id) => document.getElementById(id);
+const FLIP = { win: "loss", loss: "win", draw: "draw" };
+
+// ----- words ---------------------------------------------------------------------
+
+/** A game's title in the page's language (the server's for unknown variants). */
+export function gameTitle(g) {
+  if (has(`game.${g.id}`)) return t(`game.${g.id}`);
+  const base = g.id.split(":")[0];
+  if (has(`game.${base}`)) return `${t(`game.${base}`)} (${g.id.slice(base.length + 1)})`;
+  return g.title;
+}
+
+/** The name of a side letter (X, O, C, S). */
+export const sideName = (letter) => (has(`side.${letter}`) ? t(`side.${letter}`) : letter);
+
+/** A value string of the API ("win 7", "loss 3", "draw") in words. */
+export function valueText(value) {
+  if (!value) return "";
+  const [cat, n] = value.split(" ");
+  if (cat === "draw") return t("value.draw");
+  return t(`value.${cat}`, { n: Number(n) });
+}
+
+/** Why a game ended, from the server's English reason. */
+export function endReason(reason) {
+  const rules = [
+    [/captured/, "end.captured_all"],
+    [/side to move has no pieces/, "end.no_pieces"],
+    [/opponent has no pieces/, "end.opponent_no_pieces"],
+    [/down to one piece/, "end.one_each"],
+    [/no legal move/, "end.no_legal_move"],
+    [/too few soldiers/, "end.too_few_soldiers"],
+    [/no cannon can move/, "end.cannons_stuck"],
+  ];
+  for (const [re, key] of rules) if (re.test(reason)) return t(key);
+  return reason;
+}
+
+/** An API error in words: the code's message, else the server's own. */
+export function errorText(e) {
+  const code = e && e.code;
+  if (code && has(`error.${code}`)) return t(`error.${code}`, { message: e.message });
+  return t("error.other", { message: (e && e.message) || String(e) });
+}
+
+export function valueWords(a) {
+  const side = sideName(a.side_to_move);
+  if (a.end) return t("words.over", { reason: endReason(a.end.reason) });
+  if (a.category === "draw") return t("words.draw", { side });
+  const n = a.remoteness;
+  return a.category === "win" ? t("words.win", { side, n }) : t("words.loss", { side, n });
+}
+
+// ----- the page's views -------------------------------------------------------------
+
+export class Views {
+  constructor(ctl) {
+    this.c = ctl;
+    this.board = null;
+    this.flipped = false;
+    this.animated = null; // the ply whose move was last animated
+  }
+
+  newBoard() {
+    const g = this.c.game;
+    this.board = new Board($("board"), g.geometry, g.sides, (name) => this.c.pointClick(name));
+    this.board.flipped = this.flipped;
+  }
+
+  flip() {
+    this.flipped = !this.flipped;
+    if (this.board) this.board.flipped = this.flipped;
+    this.renderBoard();
+  }
+
+  renderGameList() {
+    const sel = $("game");
+    const cur = sel.value;
+    sel.replaceChildren();
+    for (const g of this.c.games) {
+      const o = document.createElement("option");
+      o.value = g.id;
+      o.textContent = g.tablebase ? gameTitle(g) : t("game.not_solved", { title: gameTitle(g) });
+      sel.append(o);
+    }
+    if (this.c.game && !this.c.games.some((g) => g.id === this.c.game.id)) {
+      const o = document.createElement("option");
+      o.value = this.c.game.id;
+      o.textContent = gameTitle(this.c.game);
+      sel.append(o);
+    }
+    sel.value = this.c.game ? this.c.game.id : cur;
+  }
+
+  // The board alone: the PV step, the hovered move, the selection, or the position itself.
+  // (Hovering redraws only this, so the move buttons stay in place and a
+  // click on them lands.)
+  renderBoard() {
+    const c = this.c;
+    if (!c.game || !this.board) return;
+    const ply = c.curPly();
+    const a = c.answerOf(ply.pos);
+    const override = c.puzzle && c.puzzle.boardOverride();
+    let board = a ? a.board : ply.last ? ply.last.board : null;
+    let opts = { last: ply.last };
+    if (override) {
+      board = override.board;
+      opts = { last: override.last, anim: override.anim };
+    } else if (c.pv && c.pv.step > 0) {
+      const m = c.pv.moves[c.pv.step - 1];
+      board = m.board;
+      opts = { last: m };
+    } else if (c.hover) {
+      board = c.hover.board;
+      opts = { last: ply.last, preview: c.hover };
+    } else if (a && c.selected) {
+      const targets = new Map();
+      for (const m of a.moves) {
+        if (m.from === c.selected) targets.set(m.to, c.puzzle ? "plain" : m.category);
+      }
+      opts = { last: ply.last, selected: c.selected, targets };
+    } else if (ply.fresh && this.animated !== ply && ply.last) {
+      // The move just made: slide the piece in, fade the captured ones out.
+      this.animated = ply;
+      const prev = c.line[c.cur - 1];
+      const prevBoard = prev && (c.answerOf(prev.pos)?.board || prev.last?.board);
+      const idx = (name) => this.board.index(name);
+      const captured = (ply.last.captured || []).map((name) => ({
+        name,
+        c: prevBoard ? prevBoard[idx(name)] : "?",
+      }));
+      opts.anim = { from: ply.last.from, to: ply.last.to, captured };
+    }
+    if (board) this.board.draw(board, opts);
+  }
+
+  render() {
+    const c = this.c;
+    if (!c.game) return;
+    const ply = c.curPly();
+    const a = c.answerOf(ply.pos);
+    const inPuzzle = !!c.puzzle;
+    document.body.classList.toggle("puzzle-mode", inPuzzle);
+    $("puzzle").hidden = !inPuzzle;
+    $("game-title").textContent = gameTitle(c.game);
+    document.title = `qibase — ${gameTitle(c.game)}`;
+    this.renderBoard();
+    const v = $("value");
+    const words = $("value-words");
+    if (!a) {
+      v.textContent = "…";
+      v.dataset.category = "";
+      v.className = "value";
+      words.textContent = "";
+    } else {
+      v.dataset.category = a.category;
+      v.className = `value ${a.category}`;
+      v.textContent = `${SYMBOL[a.category]} ${valueText(a.value)}`;
+      words.textContent = valueWords(a);
+    }
+    const parts = [];
+    if (a) {
+      parts.push(t("turn.to_move", { side: sideName(a.side_to_move) }));
+      if (ply.pass) parts.push(t("turn.after_pass"));
+      if (c.thinking) parts.push(t("turn.thinking"));
+    }
+    $("turn").textContent = parts.join("");
+    this.renderStatus();
+    this.renderMoves(a);
+    this.renderPv(a);
+    this.renderBanner(a);
+    this.renderChart();
+    $("undo").disabled = c.cur === 0;
+    $("difficulty-help").textContent = t(`difficulty.help.${c.difficulty}`);
+    if (c.puzzle) c.puzzle.render();
+  }
+
+  renderStatus() {
+    const s = $("status");
+    const st = this.c.status;
+    if (!st) {
+      s.textContent = "";
+      s.classList.remove("error");
+    } else if (st.error) {
+      s.textContent = errorText(st.error);
+      s.classList.add("error");
+    } else {
+      s.textContent = t(st.key, st.params);
+      s.classList.toggle("error", st.key === "status.no_values");
+    }
+  }
+
+  renderClock(tick) {
+    const el = $("clock");
+    if (!tick) {
+      el.hidden = true;
+      return;
+    }
+    el.hidden = false;
+    el.textContent = t("clock.left", { s: tick.left });
+    el.classList.toggle("warn", tick.warn);
+  }
+
+  renderMoves(a) {
+    const box = $("moves");
+    box.replaceChildren();
+    if (!a) return;
+    if (a.moves.length === 0) {
+      box.textContent = a.end ? t("moves.none") : "";
+      return;
+    }
+    const mover = sideName(a.side_to_move);
+    for (const cat of ["win", "draw", "loss"]) {
+      const ms = a.moves.filter((m) => m.category === cat);
+      if (!ms.length) continue;
+      const group = document.createElement("div");
+      group.className = `group ${cat}`;
+      const h = document.createElement("h3");
+      h.textContent = `${SYMBOL[cat]} ${t(`moves.${cat}`, { side: mover, count: ms.length })}`;
+      group.append(h);
+      const ul = document.createElement("ul");
+      for (const m of ms) {
+        const li = document.createElement("li");
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = `move ${cat}`;
+        b.dataset.move = m.move;
+        b.dataset.category = cat;
+        b.innerHTML = `<span class="sym">${SYMBOL[cat]}</span><span class="mv"></span><span class="val"></span>`;
+        b.querySelector(".mv").textContent = m.move;
+        b.querySelector(".val").textContent = m.end
+          ? t("moves.ends", { value: valueText(m.value) })
+          : valueText(m.value);
+        b.addEventListener("mouseenter", () => this.c.setHover(m));
+        b.addEventListener("mouseleave", () => {
+          if (this.c.hover === m) this.c.setHover(null);
+        });
+        b.addEventListener("click", () => {
+          this.c.hover = null;
+          this.c.makeMove(m);
+        });
+        li.append(b);
+        ul.append(li);
+      }
+      group.append(ul);
+      box.append(group);
+    }
+  }
+
+  renderPv(a) {
+    const c = this.c;
+    const ol = $("pv");
+    ol.replaceChildren();
+    const moves = a && a.pv ? a.pv : [];
+    moves.forEach((m, i) => {
+      const li = document.createElement("li");
+      const n = document.createElement("span");
+      n.className = "n";
+      n.textContent = `${i + 1}.`;
+      li.append(n, m.move);
+      li.title = t("pv.title", { value: valueText(m.value) });
+      li.dataset.step = i + 1;
+      if (c.pv && c.pv.step === i + 1) li.className = "current";
+      li.addEventListener("click", () => c.pvGo(moves, i + 1));
+      ol.append(li);
+    });
+    $("pv-prev").disabled = !c.pv || c.pv.step <= 0;
+    $("pv-next").disabled = !moves.length || (c.pv && c.pv.step >= moves.length);
+    $("pv-exit").hidden = !c.pv;
+  }
+
+  renderBanner(a) {
+    const c = this.c;
+    const b = $("banner");
+    if (!a || !a.end) {
+      b.hidden = true;
+      return;
+    }
+    const toMove = a.side_to_move;
+    const [first, second] = c.game.sides;
+    const other = toMove === first ? second : first;
+    const winner = a.end.category === "win" ? toMove : a.end.category === "loss" ? other : null;
+    const human = c.humanSide();
+    let who;
+    if (!winner) who = t("banner.draw");
+    else if (human) who = t(winner === human ? "banner.you_win" : "banner.qibase_wins", { side: sideName(winner) });
+    else who = t("banner.wins", { side: sideName(winner) });
+    b.textContent = `${who} ${t("banner.why", { side: sideName(toMove), reason: endReason(a.end.reason) })}`;
+    b.className = `banner ${winner === human || !human ? "good" : "bad"}`;
+    b.hidden = false;
+  }
+
+  renderChart() {
+    const c = this.c;
+    const plies = c.line.map((p, i) => {
+      const a = c.answerOf(p.pos);
+      const next = c.line[i + 1] && c.answerOf(c.line[i + 1].pos);
+      return {
+        answer: a,
+        // The mover's result after its ply is the negation of the next position's.
+        moveCat: i < c.cur && next ? FLIP[next.category] : null,
+        firstToMove: a ? a.side_to_move === c.game.sides[0] : true,
+      };
+    });
+    drawChart($("chart"), plies, c.cur, (i) => c.goToPly(i), {
+      top: t("chart.first_wins"),
+      bottom: t("chart.first_loses"),
+      ply: (i, a) => t("chart.ply", { i, position: a.position, value: valueText(a.value), side: sideName(a.side_to_move) }),
+    });
+  }
+}
