@@ -72,8 +72,15 @@ fn run() -> Result<(), String> {
             let mut line = format!("{:>8} {:>11}", g.tier_name(t), used);
             for (k, &bs) in sizes.iter().enumerate() {
                 let t0 = Instant::now();
-                let enc = encode_tier(&meta, &values, &WriteOptions { block_size: bs })
-                    .map_err(|_| "a section larger than 4 GiB".to_string())?;
+                let enc = encode_tier(
+                    &meta,
+                    &values,
+                    &WriteOptions {
+                        block_size: bs,
+                        ..WriteOptions::default()
+                    },
+                )
+                .map_err(|_| "a section larger than 4 GiB".to_string())?;
                 let secs = t0.elapsed().as_secs_f64();
                 let h = &enc.header;
                 let tot = &mut totals[k];

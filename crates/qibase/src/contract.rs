@@ -48,8 +48,9 @@ use crate::value::{Packed, Value};
 /// undecided children in the low 7 bits of a byte per slot.
 pub const MAX_IN_TIER_CHILDREN: usize = 127;
 
-/// Largest tier the solver indexes (32-bit slot indices in its queues).
-pub const MAX_TIER_SIZE: u64 = u32::MAX as u64;
+/// Largest tier the solver takes (its state words must fit the address
+/// space): the solver's own limit.
+pub const MAX_TIER_SIZE: u64 = crate::solver::MAX_TIER_SLOTS;
 
 /// Which part of a game [`check_game`] walks.
 #[derive(Clone, Debug)]
@@ -225,7 +226,7 @@ fn check_tier_order<G: Game>(g: &G, tiers: &[TierKey]) -> Result<(), Violation> 
             return fail(
                 Clause::SolverLimit,
                 format!(
-                    "tier {} has {} slots, over the solver's 32-bit index",
+                    "tier {} has {} slots, over the solver's limit of 2^46",
                     g.tier_name(t),
                     g.tier_size(t)
                 ),

@@ -4,8 +4,10 @@
 //!
 //! The solver's limits are the library's ([`qibase::solver::check_limits`]:
 //! the slots of a tier, the in-tier moves of a position); this adds that
-//! the working set of the largest tier must fit in memory. Boards over 32
-//! points are refused when the variant is parsed.
+//! the working set of the largest tier must fit in memory. `--estimate`
+//! answers for every variant that parses, also one this machine cannot
+//! solve: it then says what the solve would need. Boards over 32 points
+//! are refused when the variant is parsed.
 
 use super::CliError;
 use crate::report::markdown::int as group;
@@ -19,9 +21,20 @@ use qibase::with_game;
 const BYTES_PER_SLOT: u64 = 2;
 /// Bytes per slot of a loaded dependency (packed value).
 const BYTES_PER_DEP_SLOT: u64 = 2;
-/// Worst case of the level queues, bytes per slot (a 32-bit index for each
-/// decided position and each tentative win).
-const QUEUE_BYTES_PER_SLOT: u64 = 4;
+/// Worst case of the level queues, bytes per slot: a slot number for each
+/// decided position and each tentative win, 4 bytes in a tier of up to
+/// 2^32 slots and 8 in a larger one.
+fn queue_bytes_per_slot(slots: u64) -> u64 {
+    if slots <= 1 << 32 {
+        4
+    } else {
+        8
+    }
+}
+/// Tablebase bits per slot, at most: format 5 takes 4.2-5.1 bits per used
+/// slot on today's full tables (the README's table), and a tier has no
+/// more used slots than slots.
+const DISK_BITS_PER_SLOT: f64 = 5.1;
 
 /// The size of a solve.
 pub struct Estimate {
@@ -30,6 +43,8 @@ pub struct Estimate {
     pub slots: u64,
     /// Bound on the distinct in-tier moves of any position.
     pub max_moves: u32,
+    /// Why the solver cannot take the variant at all, if it cannot.
+    pub refusal: Option<String>,
 }
 
 pub struct TierEstimate {
@@ -40,6 +55,8 @@ pub struct TierEstimate {
     pub memory: u64,
     /// The same with worst-case queues.
     pub memory_max: u64,
+    /// The tier file, at most (see [`DISK_BITS_PER_SLOT`]).
+    pub disk: u64,
 }
 
 impl Estimate {
@@ -52,6 +69,29 @@ impl Estimate {
         let hi = self.tiers.iter().map(|t| t.memory_max).max().unwrap_or(0);
         (lo, hi)
     }
+
+    fn disk(&self) -> u64 {
+        self.tiers.iter().map(|t| t.disk).sum()
+    }
+
+    /// The one-line refusal of a solve here: over the solver's limits, or
+    /// more memory than this machine has.
+    pub fn fits_here(&self, id: &str) -> Result<(), CliError> {
+        if let Some(why) = &self.refusal {
+            return Err(CliError::input(why.clone()));
+        }
+        let (need, _) = self.memory();
+        if let Some(total) = mem_total() {
+            if need > total {
+                return Err(CliError::input(format!(
+                    "{id} cannot be solved here: its largest tier needs at least {} of memory, this machine has {}; try --max-pieces",
+                    bytes(need),
+                    bytes(total)
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Sizes of every tier of `g` (or of the subset).
@@ -62,6 +102,7 @@ pub fn estimate<G: Game>(g: &G, max_pieces: Option<u32>, max_moves: u32) -> Esti
         positions: 0,
         slots: 0,
         max_moves,
+        refusal: None,
     };
     for &t in &tiers {
         let slots = g.tier_size(t);
@@ -72,7 +113,8 @@ pub fn estimate<G: Game>(g: &G, max_pieces: Option<u32>, max_moves: u32) -> Esti
             slots,
             positions: g.tier_positions(t),
             memory,
-            memory_max: memory + QUEUE_BYTES_PER_SLOT * slots,
+            memory_max: memory + queue_bytes_per_slot(slots) * slots,
+            disk: (slots as f64 * DISK_BITS_PER_SLOT / 8.0).ceil() as u64,
         });
         out.positions += g.tier_positions(t);
         out.slots += slots;
@@ -90,42 +132,31 @@ pub fn max_moves_bound(any: &AnyGame) -> u32 {
     }
 }
 
-/// The estimate of `any`, or the one-line reason the solver cannot take it.
-pub fn check(any: &AnyGame, max_pieces: Option<u32>) -> Result<Estimate, CliError> {
+/// The estimate of `any`, with the reason the solver cannot take it at
+/// all if it cannot ([`Estimate::fits_here`] adds this machine's memory).
+pub fn check(any: &AnyGame, max_pieces: Option<u32>) -> Estimate {
     let max_moves = max_moves_bound(any);
-    let (id, e, limits) = with_game!(any, |g| (
+    let (id, mut e, limits) = with_game!(any, |g| (
         g.id().to_string(),
         estimate(g, max_pieces, max_moves),
         check_limits(g, max_pieces, Some(max_moves))
     ));
-    if let Err(limit) = limits {
-        return Err(refusal(&id, &limit));
-    }
-    let (need, _) = e.memory();
-    if let Some(total) = mem_total() {
-        if need > total {
-            return Err(CliError::input(format!(
-                "{id} cannot be solved here: its largest tier needs at least {} of memory, this machine has {}; try --max-pieces",
-                bytes(need),
-                bytes(total)
-            )));
-        }
-    }
-    Ok(e)
+    e.refusal = limits.err().map(|limit| refusal(&id, &limit));
+    e
 }
 
 /// The one line that refuses a variant over the solver's limits.
-fn refusal(id: &str, limit: &LimitError) -> CliError {
-    CliError::input(match limit {
+fn refusal(id: &str, limit: &LimitError) -> String {
+    match limit {
         LimitError::TierTooLarge { tier, slots } => format!(
-            "{id} cannot be solved: tier {tier} has {} index slots, over the solver's 32-bit index width ({}); try --max-pieces or a smaller variant",
+            "{id} cannot be solved: tier {tier} has {} index slots, over the solver's limit of 2^46 ({}); try --max-pieces or a smaller variant",
             group(*slots),
             qibase::solver::MAX_TIER_SLOTS
         ),
         LimitError::TooManyChildren { children, .. } => format!(
             "{id} cannot be solved: a position may have up to {children} distinct moves, more than the solver's 7-bit counter holds ({MAX_COUNTER})"
         ),
-    })
+    }
 }
 
 /// Print the estimate (the `--estimate` output).
@@ -133,16 +164,17 @@ pub fn print(any: &AnyGame, e: &Estimate) {
     let (id, title) = with_game!(any, |g| (g.id().to_string(), g.title().to_string()));
     println!("{id} ({title})");
     println!(
-        "{:>8} {:>16} {:>18} {:>12}",
-        "tier", "slots", "positions", "memory"
+        "{:>8} {:>16} {:>18} {:>12} {:>12}",
+        "tier", "slots", "positions", "memory", "disk"
     );
     for t in &e.tiers {
         println!(
-            "{:>8} {:>16} {:>18} {:>12}",
+            "{:>8} {:>16} {:>18} {:>12} {:>12}",
             t.name,
             group(t.slots),
             group(t.positions),
-            bytes(t.memory)
+            bytes(t.memory),
+            bytes(t.disk)
         );
     }
     let (lo, hi) = e.memory();
@@ -154,14 +186,19 @@ pub fn print(any: &AnyGame, e: &Estimate) {
         _ => String::new(),
     };
     println!(
-        "estimate: {} tiers, {} positions, {} index slots, largest tier {largest}, memory {} to {} (with worst-case queues){machine}; at most {} distinct moves a position (counter holds {MAX_COUNTER})",
+        "estimate: {} tiers, {} positions, {} index slots, largest tier {largest}, memory {} to {} (with worst-case queues), disk at most {}{machine}; at most {} distinct moves a position (counter holds {MAX_COUNTER})",
         e.tiers.len(),
         group(e.positions),
         group(e.slots),
         bytes(lo),
         bytes(hi),
+        bytes(e.disk()),
         e.max_moves
     );
+    match e.fits_here(&id) {
+        Ok(()) => println!("fits this machine"),
+        Err(why) => println!("does not fit: {}", why.message),
+    }
 }
 
 fn meminfo(key: &str) -> Option<u64> {
@@ -195,7 +232,8 @@ mod tests {
     #[test]
     fn sizes_and_limits() {
         let any = AnyGame::from_id("three-cannons").unwrap();
-        let e = check(&any, Some(5)).unwrap();
+        let e = check(&any, Some(5));
+        assert!(e.fits_here("three-cannons").is_ok());
         assert_eq!(e.slots, 22_612_634);
         assert_eq!(e.positions, 163_037_800);
         assert_eq!(e.largest().unwrap().name, "k5");
@@ -207,9 +245,20 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(big.contains("numbering-table"), "{big}");
+        // Tiers over 2^32 slots: estimated with 8-byte queue entries, and
+        // refused only for the memory they need.
         let wide = AnyGame::from_id("cannon-chess:board=8x4,pieces=7").unwrap();
-        let err = check(&wide, None).err().unwrap().message;
-        assert!(err.contains("32-bit index width"), "{err}");
+        let e = check(&wide, None);
+        assert_eq!(e.refusal, None);
+        let big = e.tiers.iter().find(|t| t.slots > 1 << 32).unwrap();
+        assert_eq!(big.memory_max - big.memory, 8 * big.slots);
+        assert!(big.disk > big.slots / 2 && big.disk < big.slots);
+        let small = e.tiers.iter().find(|t| t.slots < 1 << 32).unwrap();
+        assert_eq!(small.memory_max - small.memory, 4 * small.slots);
+        if mem_total().is_some_and(|m| m < e.memory().0) {
+            let err = e.fits_here("cannon-chess").unwrap_err().message;
+            assert!(err.contains("cannot be solved here"), "{err}");
+        }
         assert_eq!(group(1_234_567), "1,234,567");
         assert_eq!(group(12), "12");
     }

@@ -48,16 +48,19 @@ pub fn run(a: &SolveArgs) -> CliResult {
         .iter()
         .map(|id| game_by_id(id))
         .collect::<Result<Vec<_>, _>>()?;
-    // Refuse what the solver cannot take before anything is solved.
-    let estimates = games
+    let estimates: Vec<_> = games
         .iter()
         .map(|g| estimate::check(g, a.max_pieces))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect();
     if a.estimate {
         for (g, e) in games.iter().zip(&estimates) {
             estimate::print(g, e);
         }
         return Ok(());
+    }
+    // Refuse what cannot be solved here before anything is solved.
+    for (id, e) in ids.iter().zip(&estimates) {
+        e.fits_here(id)?;
     }
     let pool = thread_pool(a.threads)?;
     let opts = SolveOptions {

@@ -1,8 +1,9 @@
 //! The solver's limits, defined once, and the check that refuses a game
 //! the solver cannot take before any work starts.
 //!
-//! * A tier's slots are addressed with 32-bit indices (the level queues
-//!   hold a `u32` per decided position): [`MAX_TIER_SLOTS`].
+//! * A tier's state words must fit the address space: [`MAX_TIER_SLOTS`].
+//!   (Tiers of up to 2^32 slots keep 32-bit slot numbers in their queues
+//!   and messages, larger ones 64-bit numbers; see `slot.rs`.)
 //! * An undecided position counts its undecided distinct in-tier children
 //!   in 7 bits of its 16-bit state word: [`MAX_IN_TIER_CHILDREN`].
 //! * A decided value shares the state word with the open states, so its
@@ -23,8 +24,11 @@ use std::fmt;
 use super::tier::state;
 use crate::game::{TierKey, Tiers};
 
-/// Most index slots in one tier: a slot's index must fit 32 bits.
-pub const MAX_TIER_SLOTS: u64 = u32::MAX as u64;
+/// Most index slots in one tier: 2^46, whose 16-bit state words take
+/// 128 TiB, all of the user address space of x86-64's 4-level page tables.
+/// Memory, not this, bounds every variant a machine can solve (`qibase
+/// solve --estimate` says how much a variant needs).
+pub const MAX_TIER_SLOTS: u64 = 1 << 46;
 
 /// Most distinct in-tier children (successors in the same tier) one
 /// position may have: the undecided ones are counted in 7 bits of the
@@ -61,7 +65,7 @@ impl fmt::Display for LimitError {
         match self {
             LimitError::TierTooLarge { tier, slots } => write!(
                 f,
-                "tier {tier} has {slots} index slots, over the solver's 32-bit index width ({MAX_TIER_SLOTS})"
+                "tier {tier} has {slots} index slots, over the solver's limit of 2^46 ({MAX_TIER_SLOTS}): its state words would not fit the address space"
             ),
             LimitError::TooManyChildren { tier, children } => {
                 let at = tier.as_ref().map_or(String::new(), |t| format!(" in tier {t}"));
@@ -104,10 +108,14 @@ pub fn check_limits<G: Tiers>(
 
 /// The size check of one tier.
 pub(super) fn check_tier_size<G: Tiers>(g: &G, t: TierKey) -> Result<(), LimitError> {
-    let slots = g.tier_size(t);
+    check_slots(g.tier_size(t), || g.tier_name(t))
+}
+
+/// The size check of a tier of `slots` slots, named by `tier`.
+fn check_slots(slots: u64, tier: impl FnOnce() -> String) -> Result<(), LimitError> {
     if slots > MAX_TIER_SLOTS {
         return Err(LimitError::TierTooLarge {
-            tier: g.tier_name(t),
+            tier: tier(),
             slots,
         });
     }
@@ -129,7 +137,7 @@ mod tests {
         }
         assert!(Value::Win(MAX_REMOTENESS + 1).pack().to_bits() >= state::OPEN);
         assert_eq!(MAX_IN_TIER_CHILDREN, 127);
-        assert_eq!(MAX_TIER_SLOTS, 4_294_967_295);
+        assert_eq!(MAX_TIER_SLOTS, 70_368_744_177_664);
     }
 
     #[test]
@@ -146,14 +154,16 @@ mod tests {
                 }
             );
         });
+        // Tiers over 2^32 slots are taken now (64-bit slot numbers).
         let wide = AnyGame::from_id("cannon-chess:board=8x4,pieces=7").unwrap();
         crate::with_game!(wide, |g| {
-            let err = check_limits(g, None, None).unwrap_err();
-            let LimitError::TierTooLarge { slots, .. } = err else {
-                panic!("{err}")
-            };
-            assert!(slots > MAX_TIER_SLOTS);
-            assert!(err.to_string().contains("32-bit index width"), "{err}");
+            assert!(g.tiers(None).iter().any(|&t| g.tier_size(t) > 1 << 32));
+            assert_eq!(check_limits(g, None, None), Ok(()));
         });
+        // Over the address space (no game here has such a tier).
+        assert_eq!(check_slots(MAX_TIER_SLOTS, || "k1".into()), Ok(()));
+        let err = check_slots(MAX_TIER_SLOTS + 1, || "k1".into()).unwrap_err();
+        assert!(err.to_string().contains("tier k1"), "{err}");
+        assert!(err.to_string().contains("2^46"), "{err}");
     }
 }

@@ -14,6 +14,7 @@ mod access;
 mod check;
 mod limits;
 mod propagate;
+mod slot;
 mod tier;
 
 use std::collections::hash_map::Entry;

@@ -24,6 +24,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use super::slot::Slot;
 use super::tier::{
     is_open, lower_max, pack, Buckets, Found, Lower, COUNT, LOSSES, NOT_A_LOSS, WINS,
 };
@@ -49,6 +50,9 @@ pub(super) struct Tuning {
     /// if not, every new loss re-derives it from its moves and the lower
     /// tier (what happens anyway when the win is too long to keep).
     pub keep_lower_wins: bool,
+    /// Number slots with 64 bits even where 32 would do (the path of
+    /// tiers over 2^32 slots, which tests cannot solve).
+    pub wide_slots: bool,
 }
 
 impl Default for Tuning {
@@ -58,6 +62,7 @@ impl Default for Tuning {
             send_chunk: 1 << 13,
             region_shift: None,
             keep_lower_wins: true,
+            wide_slots: false,
         }
     }
 }
@@ -90,14 +95,14 @@ struct Outbox {
 }
 
 /// Scratch space of a send task (rayon reuses it across tasks).
-struct SendWork<G: Tiers> {
+struct SendWork<G: Tiers, S> {
     parents: Vec<G::Pos>,
     parent_ranks: Vec<u64>,
-    raw: Vec<u32>,
+    raw: Vec<S>,
     counts: Vec<u32>,
 }
 
-impl<G: Tiers> Default for SendWork<G> {
+impl<G: Tiers, S> Default for SendWork<G, S> {
     fn default() -> Self {
         SendWork {
             parents: Vec::new(),
@@ -109,48 +114,48 @@ impl<G: Tiers> Default for SendWork<G> {
 }
 
 /// Scratch space of an apply task.
-struct ApplyWork<G: Tiers> {
+struct ApplyWork<G: Tiers, S> {
     moves: Vec<G::Move>,
     /// Lower-tier children of the parents in `losing`, back to back, and
     /// where each parent's run ends.
     children: Vec<(TierKey, u64)>,
     ends: Vec<u32>,
     /// Parents found to be losses, their value still to settle.
-    losing: Vec<u32>,
-    out: Found,
+    losing: Vec<S>,
+    out: Found<S>,
     touches: u64,
 }
 
-impl<G: Tiers> Default for ApplyWork<G> {
+impl<G: Tiers, S> Default for ApplyWork<G, S> {
     fn default() -> Self {
         ApplyWork {
             moves: Vec::new(),
             children: Vec::new(),
             ends: Vec::new(),
             losing: Vec::new(),
-            out: Found::default(),
+            out: [Vec::new(), Vec::new()],
             touches: 0,
         }
     }
 }
 
 /// What one level's propagation needs to know.
-pub(super) struct LevelJob<'a, G: Tiers> {
+pub(super) struct LevelJob<'a, G: Tiers, S> {
     pub g: &'a G,
     pub t: TierKey,
     pub lower: &'a Lower<'a>,
     pub states: &'a [AtomicU16],
     pub level: u16,
     /// Positions found decided, for later levels.
-    pub found: &'a Mutex<&'a mut Buckets>,
+    pub found: &'a Mutex<&'a mut Buckets<S>>,
     pub touches: &'a AtomicU64,
     pub tuning: Tuning,
 }
 
-impl<G: Tiers> LevelJob<'_, G> {
+impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
     /// Propagate `positions`, all decided at this level, all losses
     /// (`is_loss`) or all wins, to their parents.
-    pub fn propagate(&self, positions: &[u32], is_loss: bool) {
+    pub fn propagate(&self, positions: &[S], is_loss: bool) {
         if positions.is_empty() {
             return;
         }
@@ -178,11 +183,11 @@ impl<G: Tiers> LevelJob<'_, G> {
     }
 
     /// The distinct parents of each of `chunk`'s positions, sorted by region.
-    fn send(&self, chunk: &[u32], shift: u32, regions: usize, w: &mut SendWork<G>) -> Outbox {
+    fn send(&self, chunk: &[S], shift: u32, regions: usize, w: &mut SendWork<G, S>) -> Outbox {
         let (g, t) = (self.g, self.t);
         w.raw.clear();
         for &i in chunk {
-            let p = g.unrank(t, i as u64);
+            let p = g.unrank(t, i.get());
             w.parent_ranks.clear();
             g.unmove_ranks(t, &p, &mut w.parents, &mut w.parent_ranks);
             // A parent reached by two un-moves of one child counts that
@@ -192,7 +197,7 @@ impl<G: Tiers> LevelJob<'_, G> {
             // mispredicted exit.
             let start = w.raw.len();
             for &j in w.parent_ranks.iter() {
-                let j = j as u32;
+                let j = S::new(j);
                 let seen = w.raw[start..].iter().fold(false, |d, &x| d | (x == j));
                 w.raw.push(j);
                 w.raw.truncate(w.raw.len() - seen as usize);
@@ -202,15 +207,16 @@ impl<G: Tiers> LevelJob<'_, G> {
         w.counts.clear();
         w.counts.resize(regions + 1, 0);
         for &j in &w.raw {
-            w.counts[(j >> shift) as usize + 1] += 1;
+            w.counts[(j.get() >> shift) as usize + 1] += 1;
         }
         for r in 1..=regions {
             w.counts[r] += w.counts[r - 1];
         }
         let starts = w.counts.clone();
         let mut msgs = vec![0u16; w.raw.len()];
-        let offset = (1u32 << shift) - 1;
+        let offset = (1u64 << shift) - 1;
         for &j in &w.raw {
+            let j = j.get();
             let r = (j >> shift) as usize;
             msgs[w.counts[r] as usize] = (j & offset) as u16;
             w.counts[r] += 1;
@@ -221,15 +227,22 @@ impl<G: Tiers> LevelJob<'_, G> {
     /// Region `r`'s updates from every outbox. Only this task touches the
     /// region's slots during the apply phase, so plain (relaxed) loads and
     /// stores suffice.
-    fn apply(&self, boxes: &[Outbox], r: usize, shift: u32, is_loss: bool, w: &mut ApplyWork<G>) {
+    fn apply(
+        &self,
+        boxes: &[Outbox],
+        r: usize,
+        shift: u32,
+        is_loss: bool,
+        w: &mut ApplyWork<G, S>,
+    ) {
         let states = self.states;
         let level = self.level;
         let won = pack(Value::Win(level + 1));
         for b in boxes {
             let run = &b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize];
             for &offset in run {
-                let j = (r as u32) << shift | offset as u32;
-                let s = &states[j as usize];
+                let j = S::new((r as u64) << shift | offset as u64);
+                let s = &states[j.index()];
                 let old = s.load(Relaxed);
                 if !is_open(old) {
                     continue;
@@ -276,12 +289,12 @@ impl<G: Tiers> LevelJob<'_, G> {
     /// is a loss, as late as that win allows. The lower-tier children of
     /// all of them are ranked (and their values prefetched) before any is
     /// read, so those reads overlap.
-    fn settle_losses(&self, w: &mut ApplyWork<G>) {
+    fn settle_losses(&self, w: &mut ApplyWork<G, S>) {
         let (g, t, lower) = (self.g, self.t, self.lower);
         w.children.clear();
         w.ends.clear();
         for &j in &w.losing {
-            let q = g.unrank(t, j as u64);
+            let q = g.unrank(t, j.get());
             let start = w.children.len();
             g.lower_child_ranks(&q, &mut w.moves, &mut w.children);
             for &(ct, r) in &w.children[start..] {
@@ -301,14 +314,14 @@ impl<G: Tiers> LevelJob<'_, G> {
             }
             start = end as usize;
             let l = self.level.max(longest) + 1;
-            self.states[j as usize].store(pack(Value::Loss(l)), Relaxed);
+            self.states[j.index()].store(pack(Value::Loss(l)), Relaxed);
             w.out[LOSSES].push((l, j));
         }
         w.losing.clear();
     }
 }
 
-impl<G: Tiers> ApplyWork<G> {
+impl<G: Tiers, S> ApplyWork<G, S> {
     fn touches_flush(&mut self, total: &AtomicU64) {
         if self.touches > 0 {
             total.fetch_add(self.touches, Relaxed);

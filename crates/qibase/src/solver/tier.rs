@@ -24,6 +24,7 @@ use rayon::prelude::*;
 
 use super::limits::{check_tier_size, LimitError};
 use super::propagate::{LevelJob, Tuning};
+use super::slot::Slot;
 use crate::game::{TierKey, Tiers};
 use crate::tablebase::TierStats;
 use crate::value::{Packed, Value, UNDECIDED};
@@ -178,16 +179,21 @@ pub(super) const WINS: usize = 1;
 /// Positions found decided, as `(level, index)`, by kind ([`LOSSES`],
 /// [`WINS`]): propagation then never reads a child's own slot to learn
 /// whether it is a win or a loss.
-pub(super) type Found = [Vec<(u16, u32)>; 2];
+pub(super) type Found<S> = [Vec<(u16, S)>; 2];
 
 /// A per-level pair of queues: the level's losses and its wins.
-#[derive(Default)]
-pub(super) struct Buckets {
-    levels: Vec<[Vec<u32>; 2]>,
+pub(super) struct Buckets<S> {
+    levels: Vec<[Vec<S>; 2]>,
 }
 
-impl Buckets {
-    pub(super) fn push_all(&mut self, found: &Found) {
+impl<S> Default for Buckets<S> {
+    fn default() -> Self {
+        Buckets { levels: Vec::new() }
+    }
+}
+
+impl<S: Slot> Buckets<S> {
+    pub(super) fn push_all(&mut self, found: &Found<S>) {
         for (kind, items) in found.iter().enumerate() {
             for &(level, i) in items {
                 let l = level as usize;
@@ -199,7 +205,7 @@ impl Buckets {
         }
     }
 
-    fn take(&mut self, level: usize) -> [Vec<u32>; 2] {
+    fn take(&mut self, level: usize) -> [Vec<S>; 2] {
         self.levels
             .get_mut(level)
             .map(std::mem::take)
@@ -292,6 +298,23 @@ fn solve_tier_tuned<G: Tiers>(
     tuning: Tuning,
 ) -> Result<Option<SolvedTier>, LimitError> {
     check_tier_size(g, t)?;
+    if g.tier_size(t) <= <u32 as Slot>::MAX_SLOTS && !tuning.wide_slots {
+        solve_with_slots::<G, u32>(g, t, lower, progress, stop, tuning)
+    } else {
+        solve_with_slots::<G, u64>(g, t, lower, progress, stop, tuning)
+    }
+}
+
+/// The tier's solve with slot numbers of type `S` in its queues and
+/// messages (see [`super::slot`]).
+fn solve_with_slots<G: Tiers, S: Slot>(
+    g: &G,
+    t: TierKey,
+    lower: &Lower,
+    progress: &(dyn Fn(Progress) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+    tuning: Tuning,
+) -> Result<Option<SolvedTier>, LimitError> {
     let n = g.tier_size(t) as usize;
     let mut store = Packed::vec_from_bits(crate::hugemem::zeroed_u16(n));
     let touches = AtomicU64::new(0);
@@ -306,7 +329,7 @@ fn solve_tier_tuned<G: Tiers>(
         // The most in-tier children of a position over the counter's
         // limit, if any: the pass then stops.
         let crowded = AtomicU32::new(0);
-        let queues = Mutex::new((Buckets::default(), Buckets::default()));
+        let queues = Mutex::new((Buckets::<S>::default(), Buckets::<S>::default()));
         let stopped = AtomicBool::new(false);
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             if crowded.load(Relaxed) != 0 || stopped.load(Relaxed) {
@@ -318,7 +341,7 @@ fn solve_tier_tuned<G: Tiers>(
             }
             let lo = c * CHUNK;
             let hi = (lo + CHUNK).min(n);
-            let mut w = InitWork::default();
+            let mut w = InitWork::<G, S>::default();
             g.used_slots(t, lo as u64..hi as u64, &mut w.slots);
             let slots = std::mem::take(&mut w.slots);
             for batch in slots.chunks(BATCH) {
@@ -356,7 +379,7 @@ fn solve_tier_tuned<G: Tiers>(
             let mut current = buckets.take(level);
             let won = pack(Value::Win(level as u16));
             for i in tentative.take(level)[WINS].iter().copied() {
-                if states[i as usize]
+                if states[i.index()]
                     .fetch_update(Relaxed, Relaxed, |s| is_open(s).then_some(won))
                     .is_ok()
                 {
@@ -440,27 +463,27 @@ fn solve_tier_tuned<G: Tiers>(
 
 /// Scratch space of one initial-pass task (reused, so nothing allocates
 /// per position).
-struct InitWork<G: Tiers> {
+struct InitWork<G: Tiers, S> {
     slots: Vec<(u64, G::Pos)>,
     moves: Vec<G::Move>,
     /// The children of one position: (tier, rank).
     children: Vec<(TierKey, u64)>,
     /// Distinct in-tier child ranks of one position.
-    kids: Vec<u32>,
+    kids: Vec<S>,
     /// Lower-tier children of the batch's positions: (table, rank).
     lows: Vec<(u32, u64)>,
     /// Per position of the batch still to decide: slot, number of distinct
     /// in-tier children and end of its `lows`.
-    open: Vec<(u32, u32, u32)>,
-    decided: Found,
-    tentative: Vec<(u16, u32)>,
+    open: Vec<(S, u32, u32)>,
+    decided: Found<S>,
+    tentative: Vec<(u16, S)>,
     touches: u64,
     /// The in-tier children of a position over the counter's limit (0:
     /// none such yet).
     crowded: u32,
 }
 
-impl<G: Tiers> Default for InitWork<G> {
+impl<G: Tiers, S> Default for InitWork<G, S> {
     fn default() -> Self {
         InitWork {
             slots: Vec::new(),
@@ -469,7 +492,7 @@ impl<G: Tiers> Default for InitWork<G> {
             kids: Vec::new(),
             lows: Vec::new(),
             open: Vec::new(),
-            decided: Found::default(),
+            decided: [Vec::new(), Vec::new()],
             tentative: Vec::new(),
             touches: 0,
             crowded: 0,
@@ -479,19 +502,19 @@ impl<G: Tiers> Default for InitWork<G> {
 
 /// The initial pass over a batch of used slots: first every child's rank
 /// (prefetching lower-tier values), then the decisions.
-fn init_batch<G: Tiers>(
+fn init_batch<G: Tiers, S: Slot>(
     g: &G,
     t: TierKey,
     batch: &[(u64, G::Pos)],
     lower: &Lower,
     states: &[AtomicU16],
     keep_lower_wins: bool,
-    w: &mut InitWork<G>,
+    w: &mut InitWork<G, S>,
 ) {
     w.lows.clear();
     w.open.clear();
-    let decide = |i: u32, v: Value, w: &mut InitWork<G>| {
-        states[i as usize].store(pack(v), Relaxed);
+    let decide = |i: S, v: Value, w: &mut InitWork<G, S>| {
+        states[i.index()].store(pack(v), Relaxed);
         match v {
             Value::Loss(r) => w.decided[LOSSES].push((r, i)),
             Value::Win(r) => w.decided[WINS].push((r, i)),
@@ -499,7 +522,7 @@ fn init_batch<G: Tiers>(
         }
     };
     for &(i, ref p) in batch {
-        let i = i as u32;
+        let i = S::new(i);
         if let Some(end) = g.rule_end(p) {
             decide(i, end.value, w);
             continue;
@@ -513,8 +536,8 @@ fn init_batch<G: Tiers>(
             g.child_ranks(p, &mut w.moves, &mut w.children);
             for &(ct, r) in w.children.iter() {
                 // The lists are tiny: a scan beats sorting.
-                if ct == t && !w.kids.contains(&(r as u32)) {
-                    w.kids.push(r as u32);
+                if ct == t && !w.kids.contains(&S::new(r)) {
+                    w.kids.push(S::new(r));
                 }
             }
             w.children.retain(|&(ct, _)| ct != t);
@@ -566,7 +589,7 @@ fn init_batch<G: Tiers>(
         }
         let not_a_loss = best_win.is_some() || has_draw;
         let kept = if keep_lower_wins { lower_max } else { u16::MAX };
-        states[i as usize].store(state::open(count as u16, not_a_loss, kept), Relaxed);
+        states[i.index()].store(state::open(count as u16, not_a_loss, kept), Relaxed);
         if let Some(b) = best_win {
             w.tentative.push((b, i));
         }
@@ -623,6 +646,7 @@ mod tests {
                     send_chunk,
                     region_shift: Some(round as u32 % 3),
                     keep_lower_wins: round != 5,
+                    wide_slots: round == 64,
                 };
                 let small = solve_tier_tuned(&g, t, &lower, &|_| {}, &|| false, tiny)
                     .unwrap()
@@ -651,6 +675,31 @@ mod tests {
             done.push((t, solved));
         }
         done
+    }
+
+    /// 64-bit slot numbers (the queues and messages of tiers over 2^32
+    /// slots) give the tables of 32-bit ones, on games with captures into
+    /// lower tiers and with symmetry-reduced numberings.
+    #[test]
+    fn wide_slot_numbers_give_the_same_tables() {
+        for (id, max) in [
+            ("two-cannons:board=4x4,soldiers=7", 7),
+            ("cannon-chess-4x4", 4),
+        ] {
+            let any = crate::games::AnyGame::from_id(id).unwrap();
+            crate::with_game!(any, |g| {
+                let narrow = solve_all(g, max, Tuning::default());
+                let wide = Tuning {
+                    wide_slots: true,
+                    ..Tuning::default()
+                };
+                let wide = solve_all(g, max, wide);
+                for ((t, a), (_, b)) in narrow.iter().zip(&wide) {
+                    assert_eq!(a.values, b.values, "{id} tier {t}");
+                    assert_eq!(a.touches, b.touches, "{id} tier {t}");
+                }
+            });
+        }
     }
 
     /// A new loss's longest lower-tier win, kept in its state word or

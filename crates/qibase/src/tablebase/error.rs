@@ -157,10 +157,10 @@ impl fmt::Display for TbError {
                 }
                 write!(
                     f,
-                    ", but this qibase reads only version {expected}: solve it again \
+                    ", but this qibase reads versions 5 to {expected}: solve it again \
                      with `qibase solve {game}`"
                 )?;
-                if (2..*expected).contains(found) {
+                if (2..5).contains(found) {
                     write!(
                         f,
                         ", or convert it with `qibase convert {game}` as of qibase \
@@ -206,7 +206,7 @@ mod tests {
             TbError::Version {
                 path: p.into(),
                 found: 4,
-                expected: 5,
+                expected: 6,
                 game: "weiming".into(),
             },
         ];
@@ -238,8 +238,8 @@ mod tests {
         );
         let newer = TbError::Version {
             path: p.into(),
-            found: 6,
-            expected: 5,
+            found: 7,
+            expected: 6,
             game: "weiming".into(),
         }
         .to_string();

@@ -179,14 +179,33 @@ mod tests {
             .collect();
         for opts in [
             WriteOptions::default(),
-            WriteOptions { block_size: 1000 },
-            WriteOptions { block_size: 1 },
+            WriteOptions {
+                block_size: 1000,
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                block_size: 1,
+                ..WriteOptions::default()
+            },
             WriteOptions {
                 block_size: 100_000,
+                ..WriteOptions::default()
+            },
+            // Format 6 (the layout of sections over 4 GiB), with one and
+            // with many index chunks.
+            WriteOptions {
+                wide_offsets: true,
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                block_size: 1,
+                wide_offsets: true,
             },
         ] {
             let len = write_tier_with(&path, &meta(n), &values, &opts).unwrap();
             assert_eq!(len, std::fs::metadata(&path).unwrap().len());
+            let version = std::fs::read(&path).unwrap()[8];
+            assert_eq!(version, if opts.wide_offsets { 6 } else { 5 });
             let f = TierFile::open(&path, "test", 42, 7).unwrap();
             assert_eq!(f.file_len(), len);
             assert_eq!(f.section_bytes().iter().sum::<u64>(), len);

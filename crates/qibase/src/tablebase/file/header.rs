@@ -13,8 +13,17 @@ use crate::tablebase::{TbError, TierMeta};
 
 /// First 8 bytes of every tier file.
 pub const MAGIC: [u8; 8] = *b"QIBASETB";
-/// The format version this build writes and reads (the only one).
+/// The format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 5;
+/// The same format for a tier whose WDL or remoteness section passes
+/// 4 GiB, which the index's 32-bit offsets cannot address alone: the
+/// header body is followed by the full 64-bit offsets of the first block
+/// of each index chunk ([`Layout::chunk_bases`]), and each entry's 32-bit
+/// offsets are the low bits of its full ones. Written only where needed,
+/// so every tier of up to 4 GiB sections keeps format 5's bytes, and a
+/// build that predates it refuses such a file with a version error
+/// instead of reading wrong offsets.
+pub const WIDE_FORMAT_VERSION: u32 = 6;
 /// Magic (8) + format version (4) + header body length (4).
 pub const PREAMBLE_LEN: usize = 16;
 /// Bytes of one block-index entry: WDL offset, WDL checksum, remoteness
@@ -63,12 +72,19 @@ pub struct BlockEntry {
     pub rem_checksum: u32,
 }
 
-/// Preamble + header body + header checksum, ready to write.
-pub fn encode_header(h: &Header) -> Vec<u8> {
-    let body = postcard::to_allocvec(h).expect("header serialises");
+/// Preamble + header body + header checksum, ready to write: format 5,
+/// or with `chunk_bases` (not empty) [`WIDE_FORMAT_VERSION`].
+pub fn encode_header(h: &Header, chunk_bases: &[[u64; 2]]) -> Vec<u8> {
+    let mut body = postcard::to_allocvec(h).expect("header serialises");
+    let version = if chunk_bases.is_empty() {
+        FORMAT_VERSION
+    } else {
+        body.extend(postcard::to_allocvec(chunk_bases).expect("bases serialise"));
+        WIDE_FORMAT_VERSION
+    };
     let mut out = Vec::with_capacity(PREAMBLE_LEN + body.len() + 8);
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend_from_slice(&body);
     let sum = checksum64(&out);
@@ -125,8 +141,8 @@ fn le_u64(b: &[u8]) -> u64 {
     u64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
 }
 
-/// What the preamble says: the header body's length, the magic and the
-/// format version checked.
+/// What the preamble says: the header body's length and the format
+/// version (5 or [`WIDE_FORMAT_VERSION`]), the magic checked.
 ///
 /// `start` holds the file's first bytes (up to [`PREAMBLE_LEN`]; fewer
 /// only if the file is shorter); `game` is the game the file is opened
@@ -136,7 +152,7 @@ fn le_u64(b: &[u8]) -> u64 {
 /// [`TbError::Corrupt`] for a bad magic or a file shorter than the
 /// preamble, [`TbError::Version`] for another format version,
 /// [`TbError::Corrupt`] for an implausible header length.
-pub fn parse_preamble(path: &Path, start: &[u8], game: &str) -> Result<usize, TbError> {
+pub fn parse_preamble(path: &Path, start: &[u8], game: &str) -> Result<(usize, u32), TbError> {
     let n = start.len().min(8);
     if start[..n] != MAGIC[..n] {
         return Err(TbError::corrupt(
@@ -151,11 +167,11 @@ pub fn parse_preamble(path: &Path, start: &[u8], game: &str) -> Result<usize, Tb
         ));
     }
     let version = le_u32(&start[8..]);
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != WIDE_FORMAT_VERSION {
         return Err(TbError::Version {
             path: path.to_path_buf(),
             found: version,
-            expected: FORMAT_VERSION,
+            expected: WIDE_FORMAT_VERSION,
             game: game.to_string(),
         });
     }
@@ -166,7 +182,7 @@ pub fn parse_preamble(path: &Path, start: &[u8], game: &str) -> Result<usize, Tb
             format!("corrupt header (header length {hlen} is implausible)"),
         ));
     }
-    Ok(hlen)
+    Ok((hlen, version))
 }
 
 /// Bytes from the file's start to the end of the header checksum, for a
@@ -184,6 +200,11 @@ pub struct Layout {
     pub index_start: u64,
     /// Byte offset of the WDL section (the remoteness section follows it).
     pub data_start: u64,
+    /// Format 6 only (empty in format 5): the full offsets (WDL,
+    /// remoteness) of the first block of each index chunk in their
+    /// sections. An entry's 32-bit offsets are the low bits of its full
+    /// ones, which lie less than 4 GiB past its chunk's base.
+    pub chunk_bases: Vec<[u64; 2]>,
 }
 
 impl Layout {
@@ -197,7 +218,7 @@ impl Layout {
     /// As [`parse_preamble`]; [`TbError::Corrupt`] for a damaged header or
     /// a file of the wrong length.
     pub fn parse(path: &Path, head: &[u8], file_len: u64, game: &str) -> Result<Layout, TbError> {
-        let hlen = parse_preamble(path, &head[..head.len().min(PREAMBLE_LEN)], game)?;
+        let (hlen, version) = parse_preamble(path, &head[..head.len().min(PREAMBLE_LEN)], game)?;
         let hend = PREAMBLE_LEN + hlen;
         if head.len() < hend + 8 {
             return Err(TbError::corrupt(
@@ -214,8 +235,16 @@ impl Layout {
                 "corrupt header (header checksum mismatch)",
             ));
         }
-        let header: Header = postcard::from_bytes(&head[PREAMBLE_LEN..hend])
-            .map_err(|e| TbError::corrupt(path, format!("corrupt header (cannot decode: {e})")))?;
+        let undecodable = |e: postcard::Error| {
+            TbError::corrupt(path, format!("corrupt header (cannot decode: {e})"))
+        };
+        let (header, rest): (Header, &[u8]) =
+            postcard::take_from_bytes(&head[PREAMBLE_LEN..hend]).map_err(undecodable)?;
+        let chunk_bases: Vec<[u64; 2]> = if version == WIDE_FORMAT_VERSION {
+            postcard::from_bytes(rest).map_err(undecodable)?
+        } else {
+            Vec::new()
+        };
         let bad = |what: &str| TbError::corrupt(path, format!("corrupt header ({what})"));
         let m = &header.meta;
         if header.block_size == 0 {
@@ -227,8 +256,21 @@ impl Layout {
                 header.blocks, m.positions, header.block_size
             )));
         }
-        if header.wdl_len > u32::MAX as u64 || header.rem_len > u32::MAX as u64 {
-            return Err(bad("section longer than 4 GiB"));
+        let chunks = header.blocks.div_ceil(INDEX_CHUNK as u64);
+        if version == FORMAT_VERSION {
+            if header.wdl_len > u32::MAX as u64 || header.rem_len > u32::MAX as u64 {
+                return Err(bad("section longer than 4 GiB"));
+            }
+        } else {
+            let in_order = chunk_bases
+                .windows(2)
+                .all(|w| w[0][0] <= w[1][0] && w[0][1] <= w[1][1]);
+            let inside = chunk_bases
+                .last()
+                .is_none_or(|b| b[0] <= header.wdl_len && b[1] <= header.rem_len);
+            if chunk_bases.len() as u64 != chunks || !in_order || !inside {
+                return Err(bad("wrong index chunk offsets"));
+            }
         }
         let index_start = (hend + 8) as u64;
         let index_len = header
@@ -253,14 +295,25 @@ impl Layout {
                 ),
             ));
         }
-        if header.index_checksums.len() as u64 != header.blocks.div_ceil(INDEX_CHUNK as u64) {
+        if header.index_checksums.len() as u64 != chunks {
             return Err(bad("wrong number of index checksums"));
         }
         Ok(Layout {
             header,
             index_start,
             data_start,
+            chunk_bases,
         })
+    }
+
+    /// Block `b`'s full offsets (WDL, remoteness) in their sections, from
+    /// its index entry `e`.
+    #[inline]
+    pub fn offsets(&self, b: usize, e: &BlockEntry) -> (u64, u64) {
+        match self.chunk_bases.get(b / INDEX_CHUNK) {
+            None => (e.wdl_offset as u64, e.rem_offset as u64),
+            Some(&[w, r]) => (widen(w, e.wdl_offset), widen(r, e.rem_offset)),
+        }
     }
 
     /// Number of blocks.
@@ -309,7 +362,7 @@ impl Layout {
     #[cfg(feature = "internals")]
     pub fn wdl_range(&self, bytes: &[u8], b: usize) -> Option<std::ops::Range<usize>> {
         let next = (b + 1 < self.blocks()).then(|| self.entry(bytes, b + 1));
-        stream_ranges(self, &self.entry(bytes, b), next.as_ref())
+        stream_ranges(self, b, &self.entry(bytes, b), next.as_ref())
             .map(|(w, _)| w.start as usize..w.end as usize)
     }
 
@@ -318,24 +371,32 @@ impl Layout {
     #[cfg(feature = "internals")]
     pub fn rem_range(&self, bytes: &[u8], b: usize) -> Option<std::ops::Range<usize>> {
         let next = (b + 1 < self.blocks()).then(|| self.entry(bytes, b + 1));
-        stream_ranges(self, &self.entry(bytes, b), next.as_ref())
+        stream_ranges(self, b, &self.entry(bytes, b), next.as_ref())
             .map(|(_, r)| r.start as usize..r.end as usize)
     }
 }
 
-/// The file ranges of a block's two streams, from its index entry and the
-/// next block's (`None` for the last block): `None` if the offsets are
-/// out of order or outside their sections.
+/// The full offset whose low 32 bits are `low`, at or less than 4 GiB
+/// past `base`.
+#[inline]
+fn widen(base: u64, low: u32) -> u64 {
+    base + low.wrapping_sub(base as u32) as u64
+}
+
+/// The file ranges of block `b`'s two streams, from its index entry and
+/// the next block's (`None` for the last block): `None` if the offsets
+/// are out of order or outside their sections.
 #[inline]
 pub fn stream_ranges(
     layout: &Layout,
+    b: usize,
     e: &BlockEntry,
     next: Option<&BlockEntry>,
 ) -> Option<(std::ops::Range<u64>, std::ops::Range<u64>)> {
     let h = &layout.header;
-    let (w0, r0) = (e.wdl_offset as u64, e.rem_offset as u64);
+    let (w0, r0) = layout.offsets(b, e);
     let (w1, r1) = match next {
-        Some(n) => (n.wdl_offset as u64, n.rem_offset as u64),
+        Some(n) => layout.offsets(b + 1, n),
         None => (h.wdl_len, h.rem_len),
     };
     if w0 > w1 || w1 > h.wdl_len || r0 > r1 || r1 > h.rem_len {
@@ -343,4 +404,23 @@ pub fn stream_ranges(
     }
     let (ws, rs) = (layout.data_start, layout.rem_start());
     Some((ws + w0..ws + w1, rs + r0..rs + r1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Format 6's entries keep the low 32 bits of offsets past 4 GiB; the
+    /// chunk's base gives back the rest, also across a wrap of the low bits
+    /// inside the chunk.
+    #[test]
+    fn wide_offsets_come_back_from_their_low_bits() {
+        let four_gib = 1u64 << 32;
+        for base in [0, 17, four_gib - 3, four_gib, 3 * four_gib + 12_345] {
+            for past in [0, 1, 2, 1000, four_gib - 1] {
+                let full = base + past;
+                assert_eq!(widen(base, full as u32), full, "base {base} past {past}");
+            }
+        }
+    }
 }

@@ -135,7 +135,7 @@ impl TierFile {
             Ok(buf)
         };
         let start = read_head(PREAMBLE_LEN)?;
-        let hlen = super::header::parse_preamble(path, &start, game)?;
+        let (hlen, _) = super::header::parse_preamble(path, &start, game)?;
         let layout = Layout::parse(path, &read_head(head_len(hlen))?, len, game)?;
         let m = &layout.header.meta;
         if m.game != game {
@@ -413,9 +413,10 @@ impl TierFile {
     #[inline]
     fn streams(&self, b: usize) -> Result<Streams, TbError> {
         let (entry, next) = self.entries(b)?;
-        let (wdl, rem) = stream_ranges(&self.layout, &entry, next.as_ref()).ok_or_else(|| {
-            TbError::corrupt(&self.path, "corrupt block index (offsets out of order)")
-        })?;
+        let (wdl, rem) =
+            stream_ranges(&self.layout, b, &entry, next.as_ref()).ok_or_else(|| {
+                TbError::corrupt(&self.path, "corrupt block index (offsets out of order)")
+            })?;
         Ok(Streams { wdl, rem, entry })
     }
 

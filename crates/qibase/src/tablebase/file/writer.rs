@@ -10,7 +10,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::checksum::checksum32;
-use super::header::{encode_header, encode_index, index_checksums, BlockEntry, Header};
+use super::header::{
+    encode_header, encode_index, index_checksums, BlockEntry, Header, INDEX_CHUNK,
+};
 use crate::tablebase::codec::model::Counts;
 use crate::tablebase::codec::TierModel;
 use crate::tablebase::{TbError, TierMeta};
@@ -21,6 +23,10 @@ use crate::value::Packed;
 pub struct WriteOptions {
     /// Slots per block.
     pub block_size: u32,
+    /// Write the format of sections over 4 GiB (with 64-bit chunk bases,
+    /// format 6) even where format 5's 32-bit offsets would do. Only
+    /// tests need it: it is chosen by itself where the sections need it.
+    pub wide_offsets: bool,
 }
 
 /// Chosen by measurement, see docs/tablebase-format.md.
@@ -30,6 +36,7 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             block_size: DEFAULT_BLOCK_SIZE,
+            wide_offsets: false,
         }
     }
 }
@@ -55,15 +62,17 @@ impl Encoded {
     }
 }
 
-/// A section longer than its 4-byte offsets address.
+/// The blocks of one index chunk span 4 GiB or more, which their 32-bit
+/// offsets past the chunk's base cannot address (512 blocks would need
+/// 8 MiB a block: no block size a tier file uses comes near).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SectionTooLarge;
 
-/// Encode a tier (parallel over blocks).
+/// Encode a tier (parallel over blocks): format 5, or format 6 where a
+/// section passes 4 GiB.
 ///
 /// # Errors
-/// [`SectionTooLarge`] if a section would exceed the 4 GiB that 4-byte
-/// offsets address.
+/// [`SectionTooLarge`] if one index chunk's blocks span 4 GiB.
 pub fn encode_tier(
     meta: &TierMeta,
     values: &[Packed],
@@ -88,9 +97,17 @@ pub fn encode_tier(
         .map(|(w, r)| (checksum32(w), checksum32(r)))
         .collect();
     let mut entries = Vec::with_capacity(wdl.len());
+    let mut bases: Vec<[u64; 2]> = Vec::new();
     let (mut wo, mut ro) = (0u64, 0u64);
-    for ((w, r), (ws, rs)) in wdl.iter().zip(&rem).zip(sums) {
-        if wo > u32::MAX as u64 || ro > u32::MAX as u64 {
+    for (b, ((w, r), (ws, rs))) in wdl.iter().zip(&rem).zip(sums).enumerate() {
+        if b % INDEX_CHUNK == 0 {
+            bases.push([wo, ro]);
+        }
+        let [wb, rb] = bases[b / INDEX_CHUNK];
+        // The next block's offsets, too, must lie within 4 GiB of this
+        // chunk's base: the reader ends a block's streams with them.
+        let (wn, rn) = (wo + w.len() as u64, ro + r.len() as u64);
+        if wn - wb > u32::MAX as u64 || rn - rb > u32::MAX as u64 {
             return Err(SectionTooLarge);
         }
         entries.push(BlockEntry {
@@ -99,11 +116,10 @@ pub fn encode_tier(
             rem_offset: ro as u32,
             rem_checksum: rs,
         });
-        wo += w.len() as u64;
-        ro += r.len() as u64;
+        (wo, ro) = (wn, rn);
     }
-    if wo > u32::MAX as u64 || ro > u32::MAX as u64 {
-        return Err(SectionTooLarge);
+    if !opts.wide_offsets && wo <= u32::MAX as u64 && ro <= u32::MAX as u64 {
+        bases.clear();
     }
     let index = encode_index(&entries);
     let mut meta = meta.clone();
@@ -118,7 +134,7 @@ pub fn encode_tier(
         index_checksums: index_checksums(&index),
     };
     Ok(Encoded {
-        head: encode_header(&header),
+        head: encode_header(&header, &bases),
         header,
         index,
         wdl,
@@ -132,7 +148,7 @@ pub fn encode_tier(
 /// # Errors
 /// [`TbError::Io`] if the file cannot be written (and then no file and no
 /// temporary file is left), if `values` is not one value per slot of
-/// `meta`'s tier, or if a section would exceed 4 GiB.
+/// `meta`'s tier, or if one index chunk's blocks span 4 GiB.
 pub fn write_tier_with(
     path: &Path,
     meta: &TierMeta,
@@ -159,7 +175,7 @@ pub fn write_tier_with(
             "cannot write tier file",
             std::io::Error::new(
                 std::io::ErrorKind::FileTooLarge,
-                "a section of the tier is larger than 4 GiB",
+                "the blocks of one index chunk span 4 GiB (use a smaller block size)",
             ),
         )
     })?;
