@@ -24,6 +24,10 @@ def test_every_weiming_position_probes_as_the_cli_queries(cli):
         many = tb.probe_many(g, positions)
         wdl, rem = tb.probe_array(g, positions)
         wdl_only = tb.probe_wdl_array(g, positions)
+        # Any sequence or iterable of strings gives the list's answers.
+        assert np.array_equal(tb.probe_wdl_array(g, tuple(positions)), wdl_only)
+        assert np.array_equal(tb.probe_wdl_array(g, (p for p in positions)), wdl_only)
+        assert tb.probe_many(g, positions[::-1]) == many[::-1]
         kinds = set()
         for i, (pos, a) in enumerate(zip(positions, answers)):
             assert "error" not in a, a

@@ -138,6 +138,10 @@ def test_wrong_types(tb):
     with pytest.raises(TypeError):
         tb.probe_many(g, [g.start, 7])
     with pytest.raises(TypeError):
+        tb.probe_wdl_array(g, (g.start, b"bytes are not positions"))
+    with pytest.raises(TypeError):
+        tb.probe_array(g, 7)  # not iterable
+    with pytest.raises(TypeError):
         g.perft(g.start, "3")
     with pytest.raises(TypeError):
         tb.probe_slots(g, 0, np.array([1.5]))
