@@ -22,7 +22,7 @@ use std::time::Instant;
 use clap::Args;
 use rayon::prelude::*;
 
-use qibase::ai::{choose, Difficulty};
+use qibase::ai::{choose, choose_index_with_policy, Difficulty, MistakeKind, MistakePolicy};
 use qibase::analysis::{analyse, open_oracle, LookupError, Oracle};
 use qibase::game::{Game, TierKey};
 use qibase::rng::Rng;
@@ -49,8 +49,13 @@ pub struct LevelsArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// A game still going after this many plies is a draw.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 200)]
     pub max_plies: usize,
+    /// Measure other settings than the built-in ones:
+    /// `LEVEL=PERCENT:KIND` (KIND `mildest` or `random`), e.g.
+    /// `--policy hard=3:mildest`; repeatable.
+    #[arg(long = "policy", value_name = "LEVEL=PERCENT:KIND")]
+    pub policies: Vec<String>,
     /// Write the Markdown here (default: standard output).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -109,14 +114,60 @@ fn sample_openings<G: Game>(
     Ok(out)
 }
 
+/// A level, and the mistake policy it plays with if not its built-in one.
+#[derive(Clone, Copy, Debug)]
+struct Player {
+    level: Difficulty,
+    policy: Option<MistakePolicy>,
+}
+
+/// The players of `--policy` overrides: `LEVEL=PERCENT:KIND`.
+fn players(overrides: &[String]) -> Result<[Player; 4], CliError> {
+    let mut out = Difficulty::ALL.map(|level| Player {
+        level,
+        policy: None,
+    });
+    for o in overrides {
+        let bad = || {
+            CliError::input(format!(
+                "bad --policy '{o}' (LEVEL=PERCENT:KIND, KIND mildest or random)"
+            ))
+        };
+        let (name, rest) = o.split_once('=').ok_or_else(bad)?;
+        let (percent, kind) = rest.split_once(':').ok_or_else(bad)?;
+        let level: Difficulty = name.parse()?;
+        let percent: u32 = percent.parse().map_err(|_| bad())?;
+        if percent > 100 || level == Difficulty::Perfect {
+            return Err(bad());
+        }
+        let kind = match kind {
+            "mildest" => MistakeKind::Mildest,
+            "random" => MistakeKind::Random,
+            _ => return Err(bad()),
+        };
+        let slot = out.iter_mut().find(|p| p.level == level).ok_or_else(bad)?;
+        slot.policy = Some(MistakePolicy { percent, kind });
+    }
+    Ok(out)
+}
+
+/// A level's setting in words, e.g. `3 % mildest mistakes`.
+fn setting(p: &Player) -> String {
+    match p.policy.or(p.level.policy()) {
+        None => "exact".to_string(),
+        Some(MistakePolicy { percent: 0, .. }) => "no mistakes".to_string(),
+        Some(m) => format!("{} % {} mistakes", m.percent, m.kind.name()),
+    }
+}
+
 /// One game: `first` moves in `start`, `second` replies. The result for
 /// `first` (win, draw or loss) and the plies played.
 fn play<G: Game>(
     g: &G,
     oracle: &dyn Oracle<G>,
     start: G::Pos,
-    first: Difficulty,
-    second: Difficulty,
+    first: Player,
+    second: Player,
     seed: u64,
     max_plies: usize,
 ) -> Result<(Wdl, usize), LookupError> {
@@ -129,7 +180,14 @@ fn play<G: Game>(
         } else {
             second
         };
-        let (a, i) = choose(g, oracle, &p, level, &mut rng)?;
+        let (a, i) = match level.policy {
+            Some(policy) => {
+                let a = analyse(g, oracle, &p)?;
+                let i = choose_index_with_policy(&a, Some(policy), &mut rng)?;
+                (a, i)
+            }
+            None => choose(g, oracle, &p, level.level, &mut rng)?,
+        };
         let Some(i) = i else {
             let w = a.value.wdl();
             let mine = if g.side_to_move(&p) == me {
@@ -201,7 +259,7 @@ fn measure<G: Game>(g: &G, a: &LevelsArgs, out: &mut String) -> CliResult {
     let mut rng = Rng::new(a.seed);
     let openings =
         sample_openings(g, oracle, start, a.openings, &mut rng).map_err(CliError::failure)?;
-    let levels = Difficulty::ALL;
+    let levels = players(&a.policies)?;
     // (first level, second level, opening: None = the start, game seed)
     let mut jobs = Vec::new();
     let mut k = 0u64;
@@ -266,9 +324,18 @@ fn measure<G: Game>(g: &G, a: &LevelsArgs, out: &mut String) -> CliResult {
     );
     let _ = writeln!(
         out,
+        "Levels: {}.\n",
+        levels
+            .iter()
+            .map(|p| format!("{} ({})", p.level, setting(p)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        out,
         "Wins-draws-losses of the row's level against the column's, and its score:\n"
     );
-    let _ = writeln!(out, "| | {} |", levels.map(|l| l.name()).join(" | "));
+    let _ = writeln!(out, "| | {} |", levels.map(|l| l.level.name()).join(" | "));
     let _ = writeln!(out, "|---|{}", "---|".repeat(levels.len()));
     for i in 0..levels.len() {
         let cells: Vec<String> = (0..levels.len())
@@ -284,11 +351,11 @@ fn measure<G: Game>(g: &G, a: &LevelsArgs, out: &mut String) -> CliResult {
                 )
             })
             .collect();
-        let _ = writeln!(out, "| **{}** | {} |", levels[i], cells.join(" | "));
+        let _ = writeln!(out, "| **{}** | {} |", levels[i].level, cells.join(" | "));
     }
     let r = elo(&results);
     let ladder: Vec<String> = (0..levels.len())
-        .map(|i| format!("{} **{:+.0}**", levels[i], r[i]))
+        .map(|i| format!("{} **{:+.0}**", levels[i].level, r[i]))
         .collect();
     let _ = writeln!(
         out,
