@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use serde_json::Value as Json;
 
 use crate::common::{qibase, root, temp_dir};
-use qibase::game::{Game, Notation, Rules};
+use qibase::game::Game;
 use qibase::games::AnyGame;
 use qibase::tablebase::Tablebase;
 use qibase::value::Value;
@@ -169,7 +169,7 @@ fn committed_puzzle_sets() {
         with_game!(any, |g| {
             let puzzles = check_structure(g, &j);
             assert!(puzzles.len() >= 30, "{id}: {} puzzles", puzzles.len());
-            if *id == "weiming" {
+            if id == "weiming" {
                 check_against_table(g, &puzzles);
             }
         });
