@@ -307,11 +307,11 @@ fn measure<G: Game>(g: &G, a: &LevelsArgs, out: &mut String) -> CliResult {
             capped += 1;
         }
     }
-    let secs = t0.elapsed().as_secs_f64();
+    eprintln!("{}: {:.1} s", g.id(), t0.elapsed().as_secs_f64());
     let _ = writeln!(out, "## {}\n", g.id());
     let _ = writeln!(
         out,
-        "{} games: every pair of levels from the start position ({} a colour) and from {} drawn positions ({} to {} plies from the start, each with both colours); {} reached the {}-ply cap (a draw); {:.0} plies a game on average; {:.0} s.\n",
+        "{} games: every pair of levels from the start position ({} a colour) and from {} drawn positions ({} to {} plies from the start, each with both colours); {} reached the {}-ply cap (a draw); {:.0} plies a game on average.\n",
         jobs.len(),
         a.games,
         openings.len(),
@@ -320,7 +320,6 @@ fn measure<G: Game>(g: &G, a: &LevelsArgs, out: &mut String) -> CliResult {
         capped,
         a.max_plies,
         plies as f64 / jobs.len().max(1) as f64,
-        secs
     );
     let _ = writeln!(
         out,
