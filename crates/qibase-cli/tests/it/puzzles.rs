@@ -43,11 +43,19 @@ fn run_err(args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap(), err)
 }
 
+/// A puzzle's position, its best move and its wrong moves with their
+/// claimed values.
+type Claims<G> = (
+    <G as qibase::game::Rules>::Pos,
+    String,
+    Vec<(String, String)>,
+);
+
 /// The structure every puzzle file has, and the legality of every
 /// position and move in it (with the rules of `g`): `best` and `wrong`
 /// are exactly the legal moves, each refutation a legal line. Returns the
 /// positions and their moves' claimed values, for a caller with tables.
-fn check_structure<G: Game>(g: &G, j: &Json) -> Vec<(G::Pos, String, Vec<(String, String)>)> {
+fn check_structure<G: Game>(g: &G, j: &Json) -> Vec<Claims<G>> {
     assert_eq!(j["format"], "qibase-puzzles 1");
     assert_eq!(j["game"], g.variant_spec());
     assert!(j["seed"].is_u64());
@@ -177,7 +185,7 @@ fn committed_puzzle_sets() {
 }
 
 /// Every claim of a puzzle file recomputed from the committed tablebase.
-fn check_against_table<G: Game>(g: &G, puzzles: &[(G::Pos, String, Vec<(String, String)>)]) {
+fn check_against_table<G: Game>(g: &G, puzzles: &[Claims<G>]) {
     let tb = Tablebase::open(g, &root().join("tablebases"));
     let value = |p: &G::Pos| match g.game_end(p) {
         Some(e) => e.value,

@@ -51,7 +51,7 @@ fn check_set<G: Game>(g: &G, t: &Tables, set: &PuzzleSet) {
                 others.insert(g.format_move(m), mv);
             }
         }
-        assert_eq!(keepers, [pz.best.clone()], "{}", pz.position);
+        assert_eq!(keepers, std::slice::from_ref(&pz.best), "{}", pz.position);
         assert_eq!(pz.wrong.len(), others.len(), "{}", pz.position);
         let mut tempting = 0;
         for w in &pz.wrong {
