@@ -80,7 +80,7 @@ fn sample_openings<G: Game>(
     let mut seen: HashSet<(TierKey, u64)> = HashSet::new();
     let mut out = Vec::new();
     let mut walks = 0;
-    while out.len() < count && walks < 200 * count.max(1) {
+    while out.len() < count && walks < count.max(1).saturating_mul(200) {
         walks += 1;
         let mut p = start;
         let mut here = Vec::new();

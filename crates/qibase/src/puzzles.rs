@@ -86,7 +86,7 @@ impl<P> PuzzleOptions<P> {
             count,
             seed,
             starts,
-            pool: (count * 10).max(200),
+            pool: count.saturating_mul(10).max(200),
             max_visits: 200_000,
         }
     }
