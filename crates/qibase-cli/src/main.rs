@@ -1,7 +1,9 @@
 //! The `qibase` binary: parse the command line and dispatch.
 
 use clap::{Parser, Subcommand};
-use qibase_cli::cli::{engine, play, query, report, rules, serve, solve, verify, CliError};
+use qibase_cli::cli::{
+    engine, play, puzzles, query, report, rules, serve, solve, verify, CliError,
+};
 
 #[derive(Parser)]
 #[command(
@@ -35,6 +37,8 @@ enum Command {
     Info(verify::InfoArgs),
     /// Write the research report of a solved game (markdown and SVG figures).
     Report(report::ReportArgs),
+    /// Select puzzles from the tables (one move keeps the result) into a JSON file.
+    Puzzles(puzzles::PuzzlesArgs),
     /// Play against the program in the terminal (turn timer, hints, undo, difficulty levels).
     Play(play::PlayArgs),
     /// The program's move in a position at a difficulty level.
@@ -88,6 +92,7 @@ fn main() {
         Command::Engine(a) => engine::engine(a),
         Command::Serve(a) => serve::run(a),
         Command::Report(a) => report::run(a),
+        Command::Puzzles(a) => puzzles::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -5,3 +5,4 @@
 pub mod bench;
 pub mod bench_http;
 pub mod bench_probe;
+pub mod levels;

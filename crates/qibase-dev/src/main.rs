@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use qibase_cli::cli::CliError;
-use qibase_dev::{bench, bench_http, bench_probe};
+use qibase_dev::{bench, bench_http, bench_probe, levels};
 
 #[derive(Parser)]
 #[command(name = "qibase-dev", about = "qibase's benchmarks")]
@@ -22,6 +22,9 @@ enum Command {
     /// Load generator for `qibase serve`: random query requests on loopback,
     /// requests/s and latency percentiles.
     BenchHttp(bench_http::BenchHttpArgs),
+    /// The difficulty levels against each other: win/draw/loss tables and
+    /// an Elo ladder, as Markdown.
+    Levels(levels::LevelsArgs),
 }
 
 fn main() {
@@ -34,6 +37,7 @@ fn main() {
         Command::Bench(a) => bench::run(a),
         Command::BenchProbe(a) => bench_probe::bench_probe(a),
         Command::BenchHttp(a) => bench_http::run(a),
+        Command::Levels(a) => levels::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -9,20 +9,34 @@
 //!   outcome class (win → draw/loss, draw → loss), then the most opponent
 //!   replies that are not optimal for them at all (e.g. a faster loss), then
 //!   the first in notation order. Deterministic: no randomness.
-//! * `hard` — never changes the game-theoretic result, chosen at random:
-//!   when drawing, uniformly among the drawing moves; when losing, uniformly
-//!   among all moves (they all lose); when winning, uniformly among the
-//!   fastest wins (a slower winning move keeps the win in theory, but in
-//!   games with cycles such moves can wander forever without winning, so
-//!   `hard` keeps to the moves that make progress).
-//! * `medium` — with probability 25 % a mistake, otherwise as `hard`.
-//! * `easy` — with probability 60 % a mistake, otherwise as `hard`.
+//! * `hard` — 2 % chance per move of the *mildest* mistake, otherwise it
+//!   keeps the result (below). Nearly perfect: it never throws a result
+//!   away lightly, but over a long game it slips now and then, and a
+//!   perfect player punishes the slip.
+//! * `medium` — 10 % chance per move of a random mistake, otherwise it
+//!   keeps the result.
+//! * `easy` — 40 % chance per move of a random mistake, otherwise it keeps
+//!   the result.
 //!
-//! A *mistake* is a uniformly random move whose outcome class is worse than
-//! the position's (win → draw or loss, draw → loss); if there is none, a
-//! random move whose value is worse than the best (a slower win or a faster
-//! loss); if every move is equally good, there is no mistake to make and the
-//! level plays as `hard`.
+//! *Keeping the result* is a random move that does not change the
+//! game-theoretic result: when drawing, uniformly among the drawing moves;
+//! when losing, uniformly among all moves (they all lose); when winning,
+//! uniformly among the fastest wins (a slower winning move keeps the win
+//! in theory, but in games with cycles such moves can wander forever
+//! without winning, so the levels keep to the moves that make progress).
+//!
+//! A *mistake* is a move whose outcome class is worse than the position's
+//! (win → draw or loss, draw → loss); if there is none, a move whose value
+//! is worse than the best (a slower win or a faster loss); if every move is
+//! equally good, there is no mistake to make and the level keeps the
+//! result. A *random* mistake is uniform among those moves; the *mildest*
+//! is one of those with the best value (a draw rather than a loss when
+//! winning, the slowest loss when drawing), at random among equals.
+//!
+//! The rates are measured, not guessed: `qibase-dev levels` plays every
+//! level against every other in every game, and with these settings each
+//! level beats the one below it clearly in each game
+//! (`reports/difficulty.md`).
 //!
 //! All randomness comes from [`Rng`] (the project's splitmix64,
 //! [`crate::rng`]), seeded by `--seed`, so a game is reproducible.
@@ -41,11 +55,12 @@ pub use crate::rng::Rng;
 pub enum Difficulty {
     /// Always a value-optimal move, leaving the opponent the most ways to go wrong.
     Perfect,
-    /// Never changes the result; random among the result-keeping moves.
+    /// The mildest mistake 2 % of the time, otherwise a random
+    /// result-keeping move.
     Hard,
-    /// A random mistake 25 % of the time, otherwise as `Hard`.
+    /// A random mistake 10 % of the time, otherwise a random result-keeping move.
     Medium,
-    /// A random mistake 60 % of the time, otherwise as `Hard`.
+    /// A random mistake 40 % of the time, otherwise a random result-keeping move.
     Easy,
 }
 
@@ -70,11 +85,19 @@ impl Difficulty {
 
     /// Chance, in percent, of a deliberate mistake on each move.
     pub fn mistake_percent(self) -> u32 {
-        match self {
-            Difficulty::Perfect | Difficulty::Hard => 0,
-            Difficulty::Medium => 25,
-            Difficulty::Easy => 60,
-        }
+        self.policy().map_or(0, |p| p.percent)
+    }
+
+    /// The level's mistakes; `None` for `perfect`, which plays by its own
+    /// rule ([`perfect_index`]).
+    pub fn policy(self) -> Option<MistakePolicy> {
+        let (percent, kind) = match self {
+            Difficulty::Perfect => return None,
+            Difficulty::Hard => (2, MistakeKind::Mildest),
+            Difficulty::Medium => (10, MistakeKind::Random),
+            Difficulty::Easy => (40, MistakeKind::Random),
+        };
+        Some(MistakePolicy { percent, kind })
     }
 
     /// One line for help texts.
@@ -84,10 +107,12 @@ impl Difficulty {
                 "always a value-optimal move, the one leaving you the most ways to go wrong"
             }
             Difficulty::Hard => {
-                "never changes the result, picks at random among result-keeping moves"
+                "nearly perfect: a 2% chance per move of the mildest mistake, else keeps the result"
             }
-            Difficulty::Medium => "25% chance of a random mistake, otherwise as hard",
-            Difficulty::Easy => "60% chance of a random mistake, otherwise as hard",
+            Difficulty::Medium => {
+                "a 10% chance per move of a random mistake, else keeps the result"
+            }
+            Difficulty::Easy => "a 40% chance per move of a random mistake, else keeps the result",
         }
     }
 }
@@ -128,6 +153,105 @@ impl FromStr for Difficulty {
                 name: s.to_string(),
             })
     }
+}
+
+/// How a level picks its mistakes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MistakeKind {
+    /// The mildest mistake: among the moves that worsen the outcome class,
+    /// those of the best value (a draw rather than a loss when winning, the
+    /// slowest loss when drawing), at random among equals.
+    Mildest,
+    /// Uniformly among the moves that worsen the outcome class.
+    Random,
+}
+
+impl MistakeKind {
+    /// `mildest` or `random`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MistakeKind::Mildest => "mildest",
+            MistakeKind::Random => "random",
+        }
+    }
+}
+
+/// A fallible level's mistakes: how often and which.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MistakePolicy {
+    /// Chance in percent, on each move, of a mistake.
+    pub percent: u32,
+    /// Which mistake.
+    pub kind: MistakeKind,
+}
+
+/// A mistake in `a` under `policy`, if the dice say so and there is one:
+/// a move whose outcome class is worse than the position's, else one whose
+/// value is worse than the best (a slower win, a faster loss).
+fn mistake_index<G: Game>(a: &Analysis<G>, policy: MistakePolicy, rng: &mut Rng) -> Option<usize> {
+    if policy.percent == 0 || !rng.chance(policy.percent) {
+        return None;
+    }
+    let best = a.moves[0].value;
+    let class = wdl_rank(best.wdl());
+    // `a.moves` is sorted best first, so both pools are in that order.
+    let worse_class: Vec<usize> = (0..a.moves.len())
+        .filter(|&i| wdl_rank(a.moves[i].value.wdl()) < class)
+        .collect();
+    let pool = if worse_class.is_empty() {
+        (0..a.moves.len())
+            .filter(|&i| a.moves[i].value < best)
+            .collect()
+    } else {
+        worse_class
+    };
+    let first = *pool.first()?;
+    let pool: Vec<usize> = match policy.kind {
+        MistakeKind::Random => pool,
+        MistakeKind::Mildest => pool
+            .into_iter()
+            .take_while(|&i| a.moves[i].value == a.moves[first].value)
+            .collect(),
+    };
+    Some(pool[rng.below(pool.len())])
+}
+
+/// [`choose_index`] with the mistakes of `policy` (`None`: never a mistake,
+/// random among the result-keeping moves), for measuring other settings
+/// of the levels than the built-in ones. `perfect` is not a policy.
+///
+/// # Errors
+///
+/// None today (the analysis holds every value needed); a `Result` like
+/// [`choose_index`]'s.
+pub fn choose_index_with_policy<G: Game>(
+    a: &Analysis<G>,
+    policy: Option<MistakePolicy>,
+    rng: &mut Rng,
+) -> Result<Option<usize>, LookupError> {
+    if a.moves.is_empty() {
+        return Ok(None);
+    }
+    if let Some(p) = policy {
+        if let Some(i) = mistake_index(a, p, rng) {
+            return Ok(Some(i));
+        }
+    }
+    Ok(Some(keep_result_index(a, rng)))
+}
+
+/// A random move keeping the result: when drawing, any drawing move; when
+/// losing, any move; when winning, any of the fastest wins.
+fn keep_result_index<G: Game>(a: &Analysis<G>, rng: &mut Rng) -> usize {
+    let best = a.moves[0].value;
+    let pool: Vec<usize> = (0..a.moves.len())
+        .filter(|&i| match best {
+            Value::Win(_) => a.moves[i].value == best,
+            Value::Draw => a.moves[i].value == Value::Draw,
+            Value::Loss(_) => true,
+        })
+        .collect();
+    pool[rng.below(pool.len())]
 }
 
 /// Number of the opponent's replies after `m` that (a) worsen their
@@ -207,33 +331,7 @@ pub fn choose_index<G: Game>(
     if level == Difficulty::Perfect {
         return perfect_index(g, oracle, a).map(Some);
     }
-    let best = a.moves[0].value;
-    let class = wdl_rank(best.wdl());
-    let percent = level.mistake_percent();
-    if percent > 0 && rng.chance(percent) {
-        let worse_class: Vec<usize> = (0..a.moves.len())
-            .filter(|&i| wdl_rank(a.moves[i].value.wdl()) < class)
-            .collect();
-        let pool = if worse_class.is_empty() {
-            (0..a.moves.len())
-                .filter(|&i| a.moves[i].value < best)
-                .collect()
-        } else {
-            worse_class
-        };
-        if !pool.is_empty() {
-            return Ok(Some(pool[rng.below(pool.len())]));
-        }
-    }
-    // hard: keep the result.
-    let pool: Vec<usize> = (0..a.moves.len())
-        .filter(|&i| match best {
-            Value::Win(_) => a.moves[i].value == best,
-            Value::Draw => a.moves[i].value == Value::Draw,
-            Value::Loss(_) => true,
-        })
-        .collect();
-    Ok(Some(pool[rng.below(pool.len())]))
+    choose_index_with_policy(a, level.policy(), rng)
 }
 
 /// Analyse `p` and choose the program's move: the analysis and the index

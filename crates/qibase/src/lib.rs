@@ -9,6 +9,7 @@
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
 //! * [`ai`] — the program's move choice at each difficulty level;
+//! * [`puzzles`] — puzzles from the tables: one move keeps the result;
 //! * [`rng`] — the one seeded random generator (splitmix64).
 //!
 //! # Examples
@@ -72,6 +73,7 @@ pub mod game;
 pub mod games;
 pub mod numbering;
 mod perft;
+pub mod puzzles;
 pub mod rng;
 pub mod solver;
 mod sys;

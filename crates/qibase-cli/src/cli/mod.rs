@@ -6,6 +6,7 @@ pub mod engine;
 pub mod estimate;
 pub mod play;
 pub mod progress;
+pub mod puzzles;
 pub mod query;
 pub mod report;
 pub mod rules;

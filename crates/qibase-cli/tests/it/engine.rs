@@ -94,7 +94,8 @@ fn engine_round_trip_with_bad_commands() {
     }
 
     // bestmove at every level, from a few positions: always legal; perfect
-    // and hard keep the value's class, perfect the exact value.
+    // plays the exact value, hard keeps the value's class or makes the
+    // mildest mistake.
     for (i, p) in ["X.X/SXO/O.O X -", ".XX/SX./OOO O -", start]
         .iter()
         .enumerate()
@@ -115,8 +116,18 @@ fn engine_round_trip_with_bad_commands() {
             if level == "perfect" {
                 assert_eq!(mv_value, value(p));
             }
-            if level == "hard" {
-                assert_eq!(mv_value.wdl(), value(p).wdl());
+            if level == "hard" && mv_value.wdl() != value(p).wdl() {
+                // A mistake (2 % of hard's moves): the mildest one, the
+                // best value among the moves that change the result.
+                let mut ms = Vec::new();
+                g.moves(&pos, &mut ms);
+                let mildest = ms
+                    .iter()
+                    .map(|m| Value::of_move_to(value(&g.format_pos(&g.apply(&pos, m)))))
+                    .filter(|v| v.wdl() != value(p).wdl())
+                    .max()
+                    .unwrap();
+                assert_eq!(mv_value, mildest);
             }
         }
     }

@@ -8,6 +8,7 @@ mod cli_rules;
 mod common;
 mod engine;
 mod play;
+mod puzzles;
 mod report;
 mod server;
 mod solve_cli;

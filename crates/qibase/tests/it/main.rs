@@ -11,6 +11,7 @@ mod contract;
 mod naive;
 mod numbering_identity;
 mod perft;
+mod puzzles;
 mod solver_vs_bruteforce;
 mod variant_acceptance;
 mod weiming_rules;
