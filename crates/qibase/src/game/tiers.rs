@@ -94,6 +94,8 @@ pub trait Tiers: Rules {
     /// children, e.g. rank a move of one kind of piece from what stays
     /// fixed (the contract checker compares the list with the default's,
     /// as a multiset).
+    // Always inlined into the solver's 32- and 64-bit slot paths alike.
+    #[inline(always)]
     fn child_ranks(
         &self,
         p: &Self::Pos,
@@ -148,6 +150,8 @@ pub trait Tiers: Rules {
     /// The default ranks each un-move ([`unmove_ranks_by_unmoves`]); a
     /// game may share work between them (checked like
     /// [`child_ranks`](Self::child_ranks)).
+    // Always inlined into the solver's 32- and 64-bit slot paths alike.
+    #[inline(always)]
     fn unmove_ranks(
         &self,
         t: TierKey,

@@ -128,7 +128,8 @@ impl Tiers for CannonChess {
         self.used_slots_in(t, range, out)
     }
 
-    #[inline]
+    // Always inlined, as the fast paths it calls: see numbering.rs.
+    #[inline(always)]
     fn child_ranks(&self, p: &CcPos, moves: &mut Vec<CcMove>, out: &mut Vec<(TierKey, u64)>) {
         self.child_ranks_fast(p, moves, out)
     }
@@ -148,7 +149,8 @@ impl Tiers for CannonChess {
         self.children_may_share_slots(p)
     }
 
-    #[inline]
+    // Always inlined, as the fast paths it calls: see numbering.rs.
+    #[inline(always)]
     fn unmove_ranks(&self, t: TierKey, p: &CcPos, parents: &mut Vec<CcPos>, out: &mut Vec<u64>) {
         self.unmove_ranks_fast(t, p, parents, out)
     }

@@ -72,7 +72,8 @@ impl Tiers for Cannons {
         self.used_slots_in(t, range, out)
     }
 
-    #[inline]
+    // Always inlined, as the fast paths it calls: see numbering.rs.
+    #[inline(always)]
     fn child_ranks(
         &self,
         p: &CannonsPos,
@@ -97,7 +98,8 @@ impl Tiers for Cannons {
         self.children_may_share_slots(p)
     }
 
-    #[inline]
+    // Always inlined, as the fast paths it calls: see numbering.rs.
+    #[inline(always)]
     fn unmove_ranks(
         &self,
         t: TierKey,
