@@ -560,8 +560,13 @@ async fn chinese_rules_puzzles_desktop_and_phone() {
             .as_array()
             .unwrap()
             .iter()
-            .find(|p| p["value"].as_str().unwrap().starts_with("win"))
-            .expect("a win puzzle in the weiming set")
+            // A win that takes more than the puzzle's move, so that
+            // qibase answers and the game is played out.
+            .find(|p| {
+                let v = p["value"].as_str().unwrap();
+                v.starts_with("win") && v[4..].parse::<u32>().unwrap() >= 3
+            })
+            .expect("a win puzzle in 3 or more plies in the weiming set")
             .clone();
         let id = p["id"].as_str().unwrap();
         let solver = p["position"].as_str().unwrap().split(' ').nth(1).unwrap();
