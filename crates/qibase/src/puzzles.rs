@@ -19,8 +19,8 @@
 //!   wrong move losing in `N` plies for the solver: `N - 1`; a wrong move
 //!   that only draws a won puzzle: the puzzle's remoteness, since the
 //!   difference shows only when the win is complete); and the *tempting*
-//!   wrong moves: the captures (the move empties a point, a game-agnostic
-//!   test on [`Notation::occupancy`](crate::game::Notation::occupancy)),
+//!   wrong moves: the captures (by the move's captured points,
+//!   [`Notation::move_points`](crate::game::Notation::move_points)),
 //!   and the moves whose consequence lies more than [`OBVIOUS_PLIES`]
 //!   plies ahead by that measure (a draw instead of a win in 1 is
 //!   obvious, instead of a win in 9 it is not). A
@@ -193,11 +193,6 @@ impl From<LookupError> for PuzzleError {
     }
 }
 
-/// Pieces on the board (occupied points), for the game-agnostic capture test.
-fn occupied<G: Game>(g: &G, p: &G::Pos) -> usize {
-    g.occupancy(p).iter().filter(|&&c| c != '.').count()
-}
-
 /// The result-keeping moves of an analysed position: those whose class is
 /// the position's.
 fn keepers<G: Game>(a: &Analysis<G>) -> usize {
@@ -224,14 +219,13 @@ fn grade_figures<G: Game>(g: &G, a: &Analysis<G>) -> (Grading, Vec<bool>) {
         Value::Win(n) => Some(n),
         _ => None,
     };
-    let here = occupied(g, &a.pos);
     let mut tempting = 0;
     let mut captures = 0;
     let mut tempting_captures = 0;
     let mut depth = 0u32;
     let mut capture_flags = Vec::new();
     for m in &a.moves[1..] {
-        let capture = occupied(g, &m.after) < here;
+        let capture = !g.move_points(&a.pos, &m.mv).captured.is_empty();
         capture_flags.push(capture);
         // Plies after the move until its consequence is on the board.
         let d = match m.value {
