@@ -60,8 +60,8 @@ fn bench<G: Game>(g: &G, t: u32, rounds: usize, scatter: &dyn Fn(&mut Rng, &G::P
 }
 
 /// A random placement with the counts of `sets` on `n` points.
-fn scatter_sets(s: &mut Rng, n: u32, counts: &[u32]) -> Vec<u32> {
-    let mut taken = 0u32;
+fn scatter_sets(s: &mut Rng, n: u32, counts: &[u32]) -> Vec<u64> {
+    let mut taken = 0u64;
     counts
         .iter()
         .map(|&k| {

@@ -6,7 +6,7 @@
 //! the slots of a tier, the in-tier moves of a position); this adds that
 //! the working set of the largest tier must fit in memory. `--estimate`
 //! answers for every variant that parses, also one this machine cannot
-//! solve: it then says what the solve would need. Boards over 32 points
+//! solve: it then says what the solve would need. Boards over 64 points
 //! are refused when the variant is parsed.
 
 use super::CliError;

@@ -52,7 +52,7 @@ pub trait ReportGame: Game {
     /// Heat map layers: names of the piece kinds shown.
     fn heat_kinds(&self) -> Vec<&'static str>;
     /// Bitboards (bit = point in `point_names` order) of each kind in `p`.
-    fn heat_bits(&self, p: &Self::Pos) -> [u32; 3];
+    fn heat_bits(&self, p: &Self::Pos) -> [u64; 3];
     /// The two classes compared by the heat map.
     /// Default: won vs lost for the side to move.
     fn heat_classes(&self) -> [&'static str; 2] {
@@ -117,12 +117,12 @@ impl ReportGame for Weiming {
     fn heat_kinds(&self) -> Vec<&'static str> {
         vec!["side to move's pieces", "opponent's pieces", "shared piece"]
     }
-    fn heat_bits(&self, p: &WeimingPos) -> [u32; 3] {
+    fn heat_bits(&self, p: &WeimingPos) -> [u64; 3] {
         let (me, opp) = match p.side {
             Side::First => (p.x, p.o),
             Side::Second => (p.o, p.x),
         };
-        [me as u32, opp as u32, 1 << p.s]
+        [me as u64, opp as u64, 1 << p.s]
     }
     fn rules_brief(&self) -> &'static str {
         WEIMING_RULES
@@ -175,7 +175,7 @@ impl ReportGame for CannonChess {
     fn heat_kinds(&self) -> Vec<&'static str> {
         vec!["side to move's pieces", "opponent's pieces"]
     }
-    fn heat_bits(&self, p: &CcPos) -> [u32; 3] {
+    fn heat_bits(&self, p: &CcPos) -> [u64; 3] {
         [p.me, p.opp, 0]
     }
     fn rules_brief(&self) -> &'static str {
@@ -272,7 +272,7 @@ impl ReportGame for Cannons {
     fn heat_kinds(&self) -> Vec<&'static str> {
         vec!["cannons", "soldiers"]
     }
-    fn heat_bits(&self, p: &CannonsPos) -> [u32; 3] {
+    fn heat_bits(&self, p: &CannonsPos) -> [u64; 3] {
         [p.cannons, p.soldiers, 0]
     }
     fn heat_classes(&self) -> [&'static str; 2] {

@@ -91,7 +91,7 @@ pub struct MovePoints {
 impl MovePoints {
     /// A move from `from` to `to` capturing the pieces on the set bits of
     /// `captured` (a bitboard of point indices).
-    pub fn step(from: u8, to: u8, captured: u32) -> MovePoints {
+    pub fn step(from: u8, to: u8, captured: u64) -> MovePoints {
         let mut c = Vec::new();
         let mut b = captured;
         while b != 0 {

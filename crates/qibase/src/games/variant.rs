@@ -100,13 +100,13 @@ pub fn bad_value(key: &str, value: &str, allowed: &str) -> SpecError {
 /// # Errors
 ///
 /// [`SpecError::BadValue`] for anything but `WxH` with at least 2 and at
-/// most 32 points and at most 26 files.
+/// most 64 points and at most 26 files.
 pub fn parse_board(value: &str) -> Result<(u32, u32), SpecError> {
     let bad = || {
         bad_value(
             "board",
             value,
-            "WxH, e.g. 5x5, at most 32 points, W at most 26",
+            "WxH, e.g. 5x5, at most 64 points, W at most 26",
         )
     };
     let (w, h) = value.split_once('x').ok_or_else(bad)?;
@@ -117,10 +117,10 @@ pub fn parse_board(value: &str) -> Result<(u32, u32), SpecError> {
         s.parse().map_err(|_| bad())
     };
     let (w, h) = (parse(w)?, parse(h)?);
-    if w == 0 || h == 0 || w > 26 || w * h > 32 || w * h < 2 {
+    if w == 0 || h == 0 || w > 26 || w * h > 64 || w * h < 2 {
         return Err(SpecError::Unsupported {
             message: format!(
-                "board {w}x{h} is not supported: at least 2 and at most 32 points (one bit each in a 32-bit board), at most 26 files"
+                "board {w}x{h} is not supported: at least 2 and at most 64 points (one bit each in a 64-bit board), at most 26 files"
             ),
         });
     }

@@ -1,4 +1,4 @@
-//! Parallel bit extract and deposit on 32-bit boards.
+//! Parallel bit extract and deposit on 64-bit boards.
 //!
 //! With BMI2 these are the single `pext`/`pdep` instructions, chosen at run
 //! time (see `sys::cpu`); elsewhere a portable loop over the mask bits.
@@ -9,7 +9,7 @@ use crate::sys::cpu::has_bmi2;
 /// Parallel bit extract: gather the bits of `x` selected by `mask` into the
 /// low bits, in order.
 #[inline(always)]
-pub fn pext(x: u32, mask: u32) -> u32 {
+pub fn pext(x: u64, mask: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if has_bmi2() {
         // SAFETY: the processor has BMI2, as just checked.
@@ -21,7 +21,7 @@ pub fn pext(x: u32, mask: u32) -> u32 {
 /// Parallel bit deposit: scatter the low bits of `x` to the positions of
 /// the set bits of `mask`, in order. Inverse of [`pext`] on `mask`.
 #[inline(always)]
-pub fn pdep(x: u32, mask: u32) -> u32 {
+pub fn pdep(x: u64, mask: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if has_bmi2() {
         // SAFETY: as for `pext`.
@@ -46,12 +46,12 @@ pub(crate) mod bmi2 {
     ///
     /// Only on a processor with BMI2.
     #[inline(always)]
-    pub unsafe fn pext(x: u32, mask: u32) -> u32 {
-        let out: u32;
+    pub unsafe fn pext(x: u64, mask: u64) -> u64 {
+        let out: u64;
         // SAFETY: the caller guarantees BMI2; the instruction touches
         // only the registers named.
         unsafe {
-            asm!("pext {0:e}, {1:e}, {2:e}", lateout(reg) out, in(reg) x, in(reg) mask,
+            asm!("pext {0}, {1}, {2}", lateout(reg) out, in(reg) x, in(reg) mask,
                 options(pure, nomem, nostack, preserves_flags));
         }
         out
@@ -63,11 +63,11 @@ pub(crate) mod bmi2 {
     ///
     /// Only on a processor with BMI2.
     #[inline(always)]
-    pub unsafe fn pdep(x: u32, mask: u32) -> u32 {
-        let out: u32;
+    pub unsafe fn pdep(x: u64, mask: u64) -> u64 {
+        let out: u64;
         // SAFETY: as for `pext`.
         unsafe {
-            asm!("pdep {0:e}, {1:e}, {2:e}", lateout(reg) out, in(reg) x, in(reg) mask,
+            asm!("pdep {0}, {1}, {2}", lateout(reg) out, in(reg) x, in(reg) mask,
                 options(pure, nomem, nostack, preserves_flags));
         }
         out
@@ -93,7 +93,7 @@ pub(crate) mod bmi2 {
 
 /// [`pext`] without BMI2: one step per mask bit.
 #[inline]
-pub fn pext_portable(x: u32, mut mask: u32) -> u32 {
+pub fn pext_portable(x: u64, mut mask: u64) -> u64 {
     let mut out = 0;
     let mut bit = 1;
     while mask != 0 {
@@ -109,7 +109,7 @@ pub fn pext_portable(x: u32, mut mask: u32) -> u32 {
 
 /// [`pdep`] without BMI2: one step per mask bit.
 #[inline]
-pub fn pdep_portable(mut x: u32, mut mask: u32) -> u32 {
+pub fn pdep_portable(mut x: u64, mut mask: u64) -> u64 {
     let mut out = 0;
     while mask != 0 && x != 0 {
         let m = mask & mask.wrapping_neg();
@@ -131,19 +131,22 @@ mod tests {
     fn portable_and_hardware_agree_and_invert() {
         let mut rng = Rng::new(7);
         for _ in 0..100_000 {
-            let r = rng.next_u64();
-            let (x, mask) = (r as u32, (r >> 32) as u32);
+            let (x, mask) = (rng.next_u64(), rng.next_u64());
             let e = pext_portable(x, mask);
             assert_eq!(pext(x, mask), e);
             assert_eq!(pdep(x, mask), pdep_portable(x, mask));
             assert_eq!(pdep(e, mask), x & mask);
             assert_eq!(
                 pext(pdep(x, mask), mask),
-                x & (1u64 << mask.count_ones()).wrapping_sub(1) as u32
+                x & (1u128 << mask.count_ones()).wrapping_sub(1) as u64
             );
         }
         assert_eq!(pext(0b1010, 0b1110), 0b101);
         assert_eq!(pdep(0b101, 0b1110), 0b1010);
-        assert_eq!(pext(u32::MAX, u32::MAX), u32::MAX);
+        assert_eq!(pext(u64::MAX, u64::MAX), u64::MAX);
+        assert_eq!(
+            pdep(u64::MAX >> 40, 0xffff_ffff_0000_ff00),
+            0x0000_ffff_0000_ff00
+        );
     }
 }

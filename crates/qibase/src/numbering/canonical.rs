@@ -26,7 +26,7 @@ use std::ops::Range;
 #[derive(Clone, Copy, Debug)]
 pub struct FixedA {
     base: u64,
-    free: u32,
+    free: u64,
     syms: u32,
 }
 
@@ -34,7 +34,7 @@ pub struct FixedA {
 /// its images under every symmetry, mapped once.
 #[derive(Clone, Copy, Debug)]
 pub struct FixedB {
-    images: [u32; 8],
+    images: [u64; 8],
     o: u32,
 }
 
@@ -44,7 +44,7 @@ pub struct PairNumbering {
     n: u32,
     /// `divisor[m][o]`: C(n − m, o), the block of each class, with its
     /// reciprocal for [`unrank`](Self::unrank)'s division.
-    divisor: Box<[[Divisor; 33]; 33]>,
+    divisor: Box<[[Divisor; 65]; 65]>,
     sym: GridSymmetry,
     classes: SetClasses,
     colex: ColexTable,
@@ -55,9 +55,9 @@ impl PairNumbering {
     pub fn new(w: u32, h: u32, a_max: u32, b_max: u32) -> Self {
         let sym = GridSymmetry::new(w, h);
         let n = w * h;
-        let board = if n == 32 { u32::MAX } else { (1 << n) - 1 };
+        let board = if n == 64 { u64::MAX } else { (1 << n) - 1 };
         let classes = SetClasses::new(&sym, board, a_max);
-        let mut divisor = Box::new([[Divisor::new(1); 33]; 33]);
+        let mut divisor = Box::new([[Divisor::new(1); 65]; 65]);
         for (m, row) in divisor.iter_mut().enumerate().take(n as usize + 1) {
             for (o, d) in row.iter_mut().enumerate() {
                 *d = Divisor::new(binom(n - m as u32, o as u32));
@@ -91,7 +91,7 @@ impl PairNumbering {
 
     /// The index of (a, b) among the pairs of their sizes (`< size`).
     #[inline(always)]
-    pub fn rank(&self, a: u32, b: u32) -> u64 {
+    pub fn rank(&self, a: u64, b: u64) -> u64 {
         self.rank_fixed(&self.fix_a(a, b.count_ones()), b)
     }
 
@@ -100,7 +100,7 @@ impl PairNumbering {
     /// colex rank ([`rank_fixed`](Self::rank_fixed)) instead of a whole
     /// [`rank`](Self::rank).
     #[inline(always)]
-    pub fn fix_a(&self, a: u32, o: u32) -> FixedA {
+    pub fn fix_a(&self, a: u64, o: u32) -> FixedA {
         let m = a.count_ones();
         let info = self.classes.info(m, self.colex.rank(a));
         let cls = info >> 8;
@@ -116,12 +116,10 @@ impl PairNumbering {
     /// move of A pieces alone then maps no set ([`rank_fixed_b`]).
     ///
     /// [`rank_fixed_b`]: Self::rank_fixed_b
-    #[inline]
-    pub fn fix_b(&self, b: u32) -> FixedB {
+    #[inline(always)]
+    pub fn fix_b(&self, b: u64) -> FixedB {
         let mut images = [b; 8];
-        for (s, image) in images.iter_mut().enumerate().take(self.sym.len()).skip(1) {
-            *image = self.sym.map(s, b);
-        }
+        self.sym.images(b, &mut images);
         FixedB {
             images,
             o: b.count_ones(),
@@ -130,13 +128,13 @@ impl PairNumbering {
 
     /// The index of (a, b), for the `b` of `fixed`.
     #[inline(always)]
-    pub fn rank_fixed_b(&self, fixed: &FixedB, a: u32) -> u64 {
+    pub fn rank_fixed_b(&self, fixed: &FixedB, a: u64) -> u64 {
         let m = a.count_ones();
         let info = self.classes.info(m, self.colex.rank(a));
         let cls = info >> 8;
         let (_, free) = self.classes.rep_free(m, cls);
         let mut syms = info & 0xff;
-        let mut canon = u32::MAX;
+        let mut canon = u64::MAX;
         while syms != 0 {
             let s = syms.trailing_zeros() as usize;
             syms &= syms - 1;
@@ -148,19 +146,12 @@ impl PairNumbering {
     /// The index of (a, b), for the `a` of `fixed` and |b| the size it was
     /// fixed for.
     #[inline(always)]
-    pub fn rank_fixed(&self, fixed: &FixedA, b: u32) -> u64 {
-        let mut syms = fixed.syms;
-        let canon = if syms == 1 {
+    pub fn rank_fixed(&self, fixed: &FixedA, b: u64) -> u64 {
+        let canon = if fixed.syms == 1 {
             // A is its own representative with a trivial stabiliser.
             b
         } else {
-            let mut best = u32::MAX;
-            while syms != 0 {
-                let s = syms.trailing_zeros() as usize;
-                syms &= syms - 1;
-                best = best.min(self.sym.map(s, b));
-            }
-            best
+            self.sym.min_image(fixed.syms, b)
         };
         fixed.base + self.colex.rank(pext(canon, fixed.free))
     }
@@ -173,8 +164,9 @@ impl PairNumbering {
     /// identity must fix `fixed` and move `moving` by m1 ⊕ σ(m2), at most
     /// four points. When no σ does, every such move has its own slot and
     /// the children can be counted without being ranked.
-    #[inline]
-    pub fn moves_may_share_slots(&self, fixed: u32, moving: u32) -> bool {
+    // Always inlined: called for every position of a solve.
+    #[inline(always)]
+    pub fn moves_may_share_slots(&self, fixed: u64, moving: u64) -> bool {
         (1..self.sym.len()).any(|s| {
             self.sym.map(s, fixed) == fixed && (self.sym.map(s, moving) ^ moving).count_ones() <= 4
         })
@@ -183,7 +175,7 @@ impl PairNumbering {
     /// The pair stored at index `i` of the pairs of sizes (m, o): A is its
     /// class representative.
     #[inline]
-    pub fn unrank(&self, m: u32, o: u32, i: u64) -> (u32, u32) {
+    pub fn unrank(&self, m: u32, o: u32, i: u64) -> (u64, u64) {
         let (cls, r) = self.divisor[m as usize][o as usize].div_rem(i);
         let (rep, free) = self.classes.rep_free(m, cls as u32);
         (rep, pdep(unrank_subset(self.n - m, o, r), free))
@@ -201,7 +193,7 @@ impl PairNumbering {
         m: u32,
         o: u32,
         range: Range<u64>,
-        mut f: impl FnMut(u64, u32, u32),
+        mut f: impl FnMut(u64, u64, u64),
     ) {
         let block = binom(self.n - m, o);
         let end = range.end.min(self.size(m, o));
@@ -235,7 +227,7 @@ impl PairNumbering {
     }
 
     /// Number of distinct images of (a, b) under the group.
-    pub fn orbit_size(&self, a: u32, b: u32) -> u64 {
+    pub fn orbit_size(&self, a: u64, b: u64) -> u64 {
         let stab = (0..self.sym.len())
             .filter(|&s| self.sym.map(s, a) == a && self.sym.map(s, b) == b)
             .count();
@@ -326,13 +318,13 @@ mod tests {
             for m in 0..=a_max {
                 for o in 0..=b_max.min(n - m) {
                     let size = pn.size(m, o);
-                    let mut orbit_of: HashMap<u64, (u32, u32)> = HashMap::new();
+                    let mut orbit_of: HashMap<u64, (u64, u64)> = HashMap::new();
                     let mut total = 0u64;
-                    for a in 0u32..1 << n {
+                    for a in 0u64..1 << n {
                         if a.count_ones() != m {
                             continue;
                         }
-                        for b in 0u32..1 << n {
+                        for b in 0u64..1 << n {
                             if b.count_ones() != o || a & b != 0 {
                                 continue;
                             }
@@ -363,7 +355,7 @@ mod tests {
                     assert_eq!(used, orbit_of.len());
                     // Enumeration without the round trip, over ranges that
                     // start and end inside class blocks.
-                    let filtered: Vec<(u64, u32, u32)> = (0..size)
+                    let filtered: Vec<(u64, u64, u64)> = (0..size)
                         .filter_map(|i| {
                             let (a, b) = pn.unrank(m, o, i);
                             (pn.rank(a, b) == i).then_some((i, a, b))

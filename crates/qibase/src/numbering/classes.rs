@@ -21,8 +21,8 @@ pub struct SetClasses {
     set_base: Vec<usize>,
     /// Per class of m-point sets, at `class_base[m] + class`: the
     /// representative, and the points it leaves free.
-    rep: Vec<u32>,
-    free: Vec<u32>,
+    rep: Vec<u64>,
+    free: Vec<u64>,
     class_base: Vec<usize>,
     n_classes: Vec<u64>,
 }
@@ -30,7 +30,7 @@ pub struct SetClasses {
 impl SetClasses {
     /// The classes of sets of at most `m_max` points of the board `board`
     /// (all points of the grid of `sym`).
-    pub fn new(sym: &GridSymmetry, board: u32, m_max: u32) -> Self {
+    pub fn new(sym: &GridSymmetry, board: u64, m_max: u32) -> Self {
         // Sizes above n have no sets (C(n, m) = 0): their tables stay empty.
         let n = board.count_ones();
         let colex = ColexTable::new(n, m_max);
@@ -47,7 +47,7 @@ impl SetClasses {
             c.set_base.push(c.info.len());
             c.class_base.push(c.rep.len());
             let count = binom(n, m);
-            let mut set: u32 = if m == 0 { 0 } else { u32::MAX >> (32 - m) };
+            let mut set: u64 = if m == 0 { 0 } else { u64::MAX >> (64 - m) };
             for r in 0..count {
                 let mut rep = set;
                 for s in 1..sym.len() {
@@ -98,7 +98,7 @@ impl SetClasses {
 
     /// Representative and free points of class `cls` of m-point sets.
     #[inline(always)]
-    pub fn rep_free(&self, m: u32, cls: u32) -> (u32, u32) {
+    pub fn rep_free(&self, m: u32, cls: u32) -> (u64, u64) {
         let i = self.class_base[m as usize] + cls as usize;
         (self.rep[i], self.free[i])
     }

@@ -6,11 +6,12 @@
 //! [`unrank_subset`] are the plain loops; [`ColexTable`] ranks by 8-bit
 //! chunks of precomputed partial sums, which is what the hot paths use.
 
-/// Binomial coefficients C(n, k) for n, k ≤ 32, computed at compile time.
-const BINOM: [[u64; 33]; 33] = {
-    let mut t = [[0u64; 33]; 33];
+/// Binomial coefficients C(n, k) for n, k ≤ 64 (the largest, C(64, 32),
+/// fits 64 bits), computed at compile time.
+static BINOM: [[u64; 65]; 65] = {
+    let mut t = [[0u64; 65]; 65];
     let mut n = 0;
-    while n <= 32 {
+    while n <= 64 {
         t[n][0] = 1;
         let mut k = 1;
         while k <= n {
@@ -22,7 +23,7 @@ const BINOM: [[u64; 33]; 33] = {
     t
 };
 
-/// C(n, k), zero when k > n. Both must be ≤ 32.
+/// C(n, k), zero when k > n. Both must be ≤ 64.
 #[inline(always)]
 pub fn binom(n: u32, k: u32) -> u64 {
     if k > n {
@@ -34,7 +35,7 @@ pub fn binom(n: u32, k: u32) -> u64 {
 
 /// Colex rank of the set bits of `set` among all subsets of the same size.
 #[inline]
-pub fn rank_subset(mut set: u32) -> u64 {
+pub fn rank_subset(mut set: u64) -> u64 {
     let mut r = 0;
     let mut i = 1;
     while set != 0 {
@@ -100,7 +101,7 @@ fn tail(i: usize, idx: u32) -> u32 {
 /// comparing a whole row.
 const DENSE: u32 = 10;
 
-/// The k-subset of 0..n with colex rank `idx` (`idx < C(n, k)`, n ≤ 32).
+/// The k-subset of 0..n with colex rank `idx` (`idx < C(n, k)`, n ≤ 64).
 ///
 /// Element i (from the top) is the largest b with C(b, i) ≤ idx. Row i of
 /// `BY_SIZE` does not decrease, so the b with C(b, i) ≤ idx are exactly
@@ -112,9 +113,36 @@ const DENSE: u32 = 10;
 /// the count never reaches it.) Sets of `DENSE` or more elements scan.
 /// Once the i elements left all lie among the lowest `TAIL_POINTS`
 /// points (idx < C(TAIL_POINTS, i)), one read of `TAIL` gives them all.
+/// Boards of more than 32 points take a plain scan over 64-bit binomials.
 #[inline]
-pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
-    debug_assert!(n <= 32 && idx < binom(n, k).max(1));
+pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u64 {
+    debug_assert!(n <= 64 && idx < binom(n, k).max(1));
+    if n <= 32 {
+        unrank_narrow(n, k, idx) as u64
+    } else {
+        unrank_wide(n, k, idx)
+    }
+}
+
+/// [`unrank_subset`] on more than 32 points: element i (from the top) is
+/// the largest b with C(b, i) ≤ idx, found by scanning down.
+fn unrank_wide(n: u32, k: u32, mut idx: u64) -> u64 {
+    let mut set = 0u64;
+    let mut b = n as usize;
+    for i in (1..=k as usize).rev() {
+        b -= 1;
+        while BINOM[b][i] > idx {
+            b -= 1;
+        }
+        idx -= BINOM[b][i];
+        set |= 1 << b;
+    }
+    set
+}
+
+/// [`unrank_subset`] on at most 32 points, where every rank fits 32 bits.
+#[inline(always)]
+fn unrank_narrow(n: u32, k: u32, idx: u64) -> u32 {
     let mut idx = idx as u32;
     let mut set = 0u32;
     if k >= DENSE {
@@ -155,7 +183,7 @@ pub fn unrank_subset(n: u32, k: u32, idx: u64) -> u32 {
 /// order, i.e. the next integer with as many bits (Gosper's hack). Wraps
 /// meaninglessly after the last set of a width; callers stop before.
 #[inline(always)]
-pub fn next_subset(set: u32) -> u32 {
+pub fn next_subset(set: u64) -> u64 {
     debug_assert!(set != 0);
     let low = set & set.wrapping_neg();
     let ripple = set.wrapping_add(low);
@@ -168,64 +196,102 @@ pub fn next_subset(set: u32) -> u32 {
 /// number that depends only on (c, j, chunk bits). A rank is then one table
 /// read per chunk instead of one binomial per element.
 ///
-/// The table always has four chunks of 32 rows (j ≤ 24 below the last
-/// chunk), unused rows zero, so a rank is four reads and three popcounts
-/// with no loop and no bounds check; only the rows a set can select are
-/// ever read, so the padding costs address space, not cache.
-///
-/// Entries are `u32`: every colex rank on 32 points is below C(32, 16).
+/// On at most 32 points the table has four chunks of 32 rows (j ≤ 24
+/// below the last chunk) of `u32` entries (every colex rank on 32 points
+/// is below C(32, 16)), unused rows zero, so a rank is four reads and three
+/// popcounts with no loop and no bounds check; only the rows a set can
+/// select are ever read, so the padding costs address space, not cache.
+/// Larger boards take eight chunks of 64 rows of `u64` entries.
 #[derive(Clone, Debug)]
 pub struct ColexTable {
-    /// `table[c][j][bits]`.
-    table: Box<[[[u32; 256]; 32]; 4]>,
+    chunks: ColexChunks,
+}
+
+/// The chunk tables, `[c][j][bits]`.
+#[derive(Clone, Debug)]
+enum ColexChunks {
+    Narrow(Box<[[[u32; 256]; 32]; 4]>),
+    Wide(Box<[[[u64; 256]; 64]]>),
 }
 
 impl ColexTable {
-    /// The table for subsets of `0..n` (n ≤ 32) with at most `k_max` elements.
+    /// The table for subsets of `0..n` (n ≤ 64) with at most `k_max` elements.
     pub fn new(n: u32, k_max: u32) -> Self {
-        assert!(n <= 32, "at most 32 points");
-        let mut table = Box::new([[[0u32; 256]; 32]; 4]);
-        for (c, rows) in table.iter_mut().enumerate() {
-            if 8 * c as u32 >= n.max(1) {
-                break;
+        assert!(n <= 64, "at most 64 points");
+        // Sets beyond n points or k_max elements never occur; their
+        // entries stay zero and are never read.
+        let entry = |c: usize, j: usize, bits: usize| -> u64 {
+            let mut r = 0u64;
+            let mut i = j as u32 + 1;
+            let mut rest = bits as u32;
+            while rest != 0 {
+                let p = 8 * c as u32 + rest.trailing_zeros();
+                r += binom(p, i);
+                i += 1;
+                rest &= rest - 1;
             }
-            for (j, row) in rows
-                .iter_mut()
-                .enumerate()
-                .take((8 * c).min(k_max as usize) + 1)
-            {
-                for (bits, entry) in row.iter_mut().enumerate() {
-                    let mut r = 0u64;
-                    let mut i = j as u32 + 1;
-                    let mut rest = bits as u32;
-                    while rest != 0 {
-                        let p = 8 * c as u32 + rest.trailing_zeros();
-                        r += binom(p, i);
-                        i += 1;
-                        rest &= rest - 1;
+            r
+        };
+        let used = |c: usize| 8 * c as u32 >= n.max(1);
+        let rows = |c: usize| (8 * c).min(k_max as usize) + 1;
+        let chunks = if n <= 32 {
+            let mut table = Box::new([[[0u32; 256]; 32]; 4]);
+            for (c, per_c) in table.iter_mut().enumerate() {
+                if used(c) {
+                    break;
+                }
+                for (j, row) in per_c.iter_mut().enumerate().take(rows(c)) {
+                    for (bits, e) in row.iter_mut().enumerate() {
+                        // Clamped where a set of more than 32 elements
+                        // would overflow: such sets never occur.
+                        *e = entry(c, j, bits).min(u32::MAX as u64) as u32;
                     }
-                    // Sets beyond n points or k_max elements never occur;
-                    // their entries are clamped, never read.
-                    *entry = r.min(u32::MAX as u64) as u32;
                 }
             }
-        }
-        ColexTable { table }
+            ColexChunks::Narrow(table)
+        } else {
+            // Built on the heap: 1 MiB would not fit a worker's stack.
+            let mut table = vec![[[0u64; 256]; 64]; 8].into_boxed_slice();
+            for (c, per_c) in table.iter_mut().enumerate() {
+                if used(c) {
+                    break;
+                }
+                for (j, row) in per_c.iter_mut().enumerate().take(rows(c)) {
+                    for (bits, e) in row.iter_mut().enumerate() {
+                        *e = entry(c, j, bits);
+                    }
+                }
+            }
+            ColexChunks::Wide(table)
+        };
+        ColexTable { chunks }
     }
 
     /// Colex rank of `set` (a subset of `0..n` with at most `k_max` elements).
     #[inline(always)]
-    pub fn rank(&self, set: u32) -> u64 {
-        let t = &self.table;
-        let [b0, b1, b2, b3] = set.to_le_bytes();
-        let j1 = b0.count_ones() as usize;
-        let j2 = j1 + b1.count_ones() as usize;
-        let j3 = j2 + b2.count_ones() as usize;
-        let r = t[0][0][b0 as usize]
-            .wrapping_add(t[1][j1 & 31][b1 as usize])
-            .wrapping_add(t[2][j2 & 31][b2 as usize])
-            .wrapping_add(t[3][j3 & 31][b3 as usize]);
-        r as u64
+    pub fn rank(&self, set: u64) -> u64 {
+        match &self.chunks {
+            ColexChunks::Narrow(t) => {
+                let [b0, b1, b2, b3, ..] = set.to_le_bytes();
+                let j1 = b0.count_ones() as usize;
+                let j2 = j1 + b1.count_ones() as usize;
+                let j3 = j2 + b2.count_ones() as usize;
+                let r = t[0][0][b0 as usize]
+                    .wrapping_add(t[1][j1 & 31][b1 as usize])
+                    .wrapping_add(t[2][j2 & 31][b2 as usize])
+                    .wrapping_add(t[3][j3 & 31][b3 as usize]);
+                r as u64
+            }
+            ColexChunks::Wide(t) => {
+                let mut r = 0u64;
+                let mut j = 0usize;
+                for (c, byte) in set.to_le_bytes().into_iter().enumerate() {
+                    r = r.wrapping_add(t[c & 7][j & 63][byte as usize]);
+                    j += byte.count_ones() as usize;
+                }
+                r
+            }
+        }
     }
 }
 
@@ -241,6 +307,8 @@ mod tests {
         assert_eq!(binom(3, 5), 0);
         assert_eq!(binom(0, 0), 1);
         assert_eq!(binom(32, 16), 601_080_390);
+        assert_eq!(binom(64, 32), 1_832_624_140_942_590_534);
+        assert_eq!(binom(36, 6), 1_947_792);
     }
 
     #[test]
@@ -249,7 +317,7 @@ mod tests {
             for r in 0..binom(TAIL_POINTS as u32, i as u32) {
                 let set = tail(i, r as u32);
                 assert_eq!(set.count_ones() as usize, i);
-                assert_eq!(rank_subset(set), r);
+                assert_eq!(rank_subset(set as u64), r);
             }
         }
     }
@@ -261,7 +329,7 @@ mod tests {
             for k in 0..=n {
                 let count = binom(n, k);
                 let mut seen = vec![false; count as usize];
-                for set in 0u32..(1 << n) {
+                for set in 0u64..(1 << n) {
                     if set.count_ones() != k {
                         continue;
                     }
@@ -280,14 +348,27 @@ mod tests {
     #[test]
     fn table_matches_the_loop_on_large_sets() {
         let mut s = 0x1234_5678u64;
-        for (n, k_max) in [(32, 32), (25, 15), (22, 12), (20, 6), (9, 3), (17, 16)] {
+        let cases = [
+            (32, 32),
+            (25, 15),
+            (22, 12),
+            (20, 6),
+            (9, 3),
+            (17, 16),
+            (33, 33),
+            (36, 8),
+            (49, 20),
+            (64, 64),
+            (64, 12),
+        ];
+        for (n, k_max) in cases {
             let table = ColexTable::new(n, k_max);
             for _ in 0..20_000 {
                 s = s
                     .wrapping_mul(6_364_136_223_846_793_005)
                     .wrapping_add(1_442_695_040_888_963_407);
-                let mut set = (s >> 16) as u32;
-                if n < 32 {
+                let mut set = s ^ s << 23;
+                if n < 64 {
                     set &= (1 << n) - 1;
                 }
                 while set.count_ones() > k_max {

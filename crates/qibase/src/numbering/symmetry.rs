@@ -1,4 +1,4 @@
-//! The symmetry group of a W × H grid (points `rank * W + file`, at most 32).
+//! The symmetry group of a W × H grid (points `rank * W + file`, at most 64).
 //!
 //! Symmetry `s` first transposes if `s & 4` (square boards only), then
 //! mirrors the files if `s & 1` and the ranks if `s & 2`: 8 maps on a square
@@ -7,7 +7,18 @@
 //! it must not change.
 //!
 //! Maps of whole bitboards go through 8-bit chunk tables: the image of a set
-//! is the union of the precomputed images of its four bytes.
+//! is the union of the precomputed images of its bytes. Boards of at most
+//! 32 points keep 32-bit tables of four chunks: half the cache of 64-bit
+//! entries, on the hottest map of the solver.
+
+/// Chunk tables, `[s][c][bits]`: the image under s of the set `bits << 8c`.
+#[derive(Clone)]
+enum Chunks {
+    /// Boards of at most 32 points: four chunks, 32-bit images.
+    Narrow(Box<[[[u32; 256]; 4]; 8]>),
+    /// Larger boards: eight chunks, 64-bit images.
+    Wide(Box<[[[u64; 256]; 8]; 8]>),
+}
 
 /// A grid's symmetries as point maps and bitboard chunk tables.
 #[derive(Clone)]
@@ -16,23 +27,22 @@ pub struct GridSymmetry {
     h: u32,
     len: usize,
     /// `point[s][p]`: the image of point p under symmetry s.
-    point: [[u8; 32]; 8],
-    /// `chunk[s][c][bits]`: the image under s of the set `bits << 8c`.
-    chunk: Box<[[[u32; 256]; 4]; 8]>,
+    point: [[u8; 64]; 8],
+    chunks: Chunks,
     /// `inverse[s]`: the symmetry undoing s.
     inverse: [u8; 8],
 }
 
 impl GridSymmetry {
-    /// The group of a `w` × `h` grid (1 ≤ w, h; w·h ≤ 32).
+    /// The group of a `w` × `h` grid (1 ≤ w, h; w·h ≤ 64).
     pub fn new(w: u32, h: u32) -> Self {
         assert!(
-            w >= 1 && h >= 1 && w * h <= 32,
+            w >= 1 && h >= 1 && w * h <= 64,
             "grid {w} × {h} unsupported"
         );
         let n = w * h;
         let len = if w == h { 8 } else { 4 };
-        let mut point = [[0u8; 32]; 8];
+        let mut point = [[0u8; 64]; 8];
         for (s, map) in point.iter_mut().enumerate().take(len) {
             for p in 0..n {
                 let (mut x, mut y) = (p % w, p / w);
@@ -48,21 +58,34 @@ impl GridSymmetry {
                 map[p as usize] = (y * w + x) as u8;
             }
         }
-        let mut chunk = Box::new([[[0u32; 256]; 4]; 8]);
-        for s in 0..len {
-            for c in 0..4u32 {
-                for bits in 0..256u32 {
-                    let mut out = 0u32;
-                    for j in 0..8 {
-                        let p = 8 * c + j;
-                        if bits >> j & 1 != 0 && p < n {
-                            out |= 1 << point[s][p as usize];
-                        }
+        // The image of the set `bits << 8c` under s.
+        let image = |s: usize, c: u32, bits: u32| -> u64 {
+            (0..8)
+                .map(|j| 8 * c + j)
+                .filter(|&p| bits >> (p - 8 * c) & 1 != 0 && p < n)
+                .fold(0u64, |out, p| out | 1 << point[s][p as usize])
+        };
+        let chunks = if n <= 32 {
+            let mut t = Box::new([[[0u32; 256]; 4]; 8]);
+            for (s, per_s) in t.iter_mut().enumerate().take(len) {
+                for (c, per_c) in per_s.iter_mut().enumerate() {
+                    for (bits, e) in per_c.iter_mut().enumerate() {
+                        *e = image(s, c as u32, bits as u32) as u32;
                     }
-                    chunk[s][c as usize][bits as usize] = out;
                 }
             }
-        }
+            Chunks::Narrow(t)
+        } else {
+            let mut t = Box::new([[[0u64; 256]; 8]; 8]);
+            for (s, per_s) in t.iter_mut().enumerate().take(len) {
+                for (c, per_c) in per_s.iter_mut().enumerate() {
+                    for (bits, e) in per_c.iter_mut().enumerate() {
+                        *e = image(s, c as u32, bits as u32);
+                    }
+                }
+            }
+            Chunks::Wide(t)
+        };
         let mut inverse = [0u8; 8];
         for s in 0..len {
             inverse[s] = (0..len)
@@ -74,7 +97,7 @@ impl GridSymmetry {
             h,
             len,
             point,
-            chunk,
+            chunks,
             inverse,
         }
     }
@@ -114,23 +137,84 @@ impl GridSymmetry {
         self.inverse[s] as usize
     }
 
+    /// The smallest image of `bb` under the symmetries of the mask `syms`
+    /// (bit s for symmetry s; not empty). The table width is chosen once,
+    /// outside the loop.
+    #[inline(always)]
+    pub fn min_image(&self, mut syms: u32, bb: u64) -> u64 {
+        let mut best = u64::MAX;
+        match &self.chunks {
+            Chunks::Narrow(t) => {
+                while syms != 0 {
+                    let s = syms.trailing_zeros() as usize;
+                    syms &= syms - 1;
+                    best = best.min(narrow_map(&t[s & 7], bb));
+                }
+            }
+            Chunks::Wide(t) => {
+                while syms != 0 {
+                    let s = syms.trailing_zeros() as usize;
+                    syms &= syms - 1;
+                    best = best.min(wide_map(&t[s & 7], bb));
+                }
+            }
+        }
+        best
+    }
+
+    /// The images of `bb` under every symmetry, `out[s]` for s below
+    /// [`len`](Self::len) (the rest of `out` untouched).
+    #[inline(always)]
+    pub fn images(&self, bb: u64, out: &mut [u64; 8]) {
+        match &self.chunks {
+            Chunks::Narrow(t) => {
+                for (s, image) in out.iter_mut().enumerate().take(self.len) {
+                    *image = narrow_map(&t[s], bb);
+                }
+            }
+            Chunks::Wide(t) => {
+                for (s, image) in out.iter_mut().enumerate().take(self.len) {
+                    *image = wide_map(&t[s], bb);
+                }
+            }
+        }
+    }
+
     /// The image of the set `bb` under symmetry `s`.
     #[inline(always)]
-    pub fn map(&self, s: usize, bb: u32) -> u32 {
-        let t = &self.chunk[s & 7];
-        t[0][(bb & 255) as usize]
-            | t[1][(bb >> 8 & 255) as usize]
-            | t[2][(bb >> 16 & 255) as usize]
-            | t[3][(bb >> 24) as usize]
+    pub fn map(&self, s: usize, bb: u64) -> u64 {
+        match &self.chunks {
+            Chunks::Narrow(t) => narrow_map(&t[s & 7], bb),
+            Chunks::Wide(t) => wide_map(&t[s & 7], bb),
+        }
     }
+}
+
+/// The image of `bb` (at most 32 points) by one symmetry's narrow tables.
+#[inline(always)]
+fn narrow_map(t: &[[u32; 256]; 4], bb: u64) -> u64 {
+    (t[0][(bb & 255) as usize]
+        | t[1][(bb >> 8 & 255) as usize]
+        | t[2][(bb >> 16 & 255) as usize]
+        | t[3][(bb >> 24 & 255) as usize]) as u64
+}
+
+/// The image of `bb` by one symmetry's wide tables.
+#[inline(always)]
+fn wide_map(t: &[[u64; 256]; 8], bb: u64) -> u64 {
+    let mut out = 0;
+    for (c, byte) in bb.to_le_bytes().into_iter().enumerate() {
+        out |= t[c][byte as usize];
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn map_slow(g: &GridSymmetry, s: usize, bb: u32) -> u32 {
-        (0..32)
+    fn map_slow(g: &GridSymmetry, s: usize, bb: u64) -> u64 {
+        (0..64)
             .filter(|p| bb >> p & 1 != 0)
             .map(|p| 1 << g.point(s, p))
             .fold(0, |a, b| a | b)
@@ -138,19 +222,27 @@ mod tests {
 
     #[test]
     fn groups_of_all_small_grids() {
-        for w in 1..=8u32 {
-            for h in 1..=8u32 {
-                if w * h > 32 {
+        for w in 1..=10u32 {
+            for h in 1..=10u32 {
+                if w * h > 64 {
                     continue;
                 }
                 let g = GridSymmetry::new(w, h);
                 let n = w * h;
-                let full = if n == 32 { u32::MAX } else { (1 << n) - 1 };
+                let full = if n == 64 { u64::MAX } else { (1 << n) - 1 };
                 assert_eq!(g.len(), if w == h { 8 } else { 4 });
                 for s in 0..g.len() {
                     assert_eq!(g.map(s, full), full, "{w}x{h} s{s} maps the board");
                     let inv = g.inverse(s);
-                    for bb in [1u32, 0b1011, 0x00f0_f0f1, 0xdead_beef].map(|b| b & full) {
+                    for bb in [
+                        1u64,
+                        0b1011,
+                        0x00f0_f0f1,
+                        0xdead_beef,
+                        0x8123_4567_dead_beef,
+                    ]
+                    .map(|b| b & full)
+                    {
                         assert_eq!(g.map(s, bb), map_slow(&g, s, bb));
                         assert_eq!(g.map(inv, g.map(s, bb)), bb);
                     }

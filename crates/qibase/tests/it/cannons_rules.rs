@@ -22,8 +22,8 @@ fn random_pos_k(g: &Cannons, rng: &mut Rng, k: u32) -> CannonsPos {
         pts.swap(i, j);
     }
     let c = g.cannon_count() as usize;
-    let cannons = pts[..c].iter().fold(0u32, |b, &p| b | 1 << p);
-    let soldiers = pts[c..c + k as usize].iter().fold(0u32, |b, &p| b | 1 << p);
+    let cannons = pts[..c].iter().fold(0u64, |b, &p| b | 1 << p);
+    let soldiers = pts[c..c + k as usize].iter().fold(0u64, |b, &p| b | 1 << p);
     let side = if rng.below(2) == 0 {
         Side::First
     } else {
@@ -68,7 +68,7 @@ fn children(g: &Cannons, p: &CannonsPos) -> Vec<(CannonsMove, CannonsPos)> {
 
 /// Test-local board symmetry on a 5×5 bitboard (independent of the library's
 /// tables): s & 4 transpose, s & 1 mirror files, s & 2 mirror ranks.
-fn sym_bb(s: usize, bb: u32) -> u32 {
+fn sym_bb(s: usize, bb: u64) -> u64 {
     let mut out = 0;
     for p in 0..25u32 {
         if bb >> p & 1 == 0 {
@@ -499,11 +499,33 @@ fn move_trees_from_the_start_match_the_naive_generator() {
     for g in [Cannons::two_cannons(), Cannons::three_cannons()] {
         compare_tree(&g, &g.start(), 4);
     }
+    for g in wide_games() {
+        compare_tree(&g, &g.start(), 3);
+    }
+}
+
+/// Boards of 33 to 64 points (64-bit boards) with the presets' rules.
+fn wide_games() -> Vec<Cannons> {
+    [
+        "two-cannons:board=6x6",
+        "three-cannons:board=7x5,soldiers=12",
+        "two-cannons:board=8x8,soldiers=10",
+        "two-cannons:board=9x4,soldiers=8",
+    ]
+    .into_iter()
+    .map(|v| match qibase::games::AnyGame::from_id(v) {
+        Ok(qibase::games::AnyGame::Cannons(g)) => g,
+        Ok(_) => unreachable!("a cannons variant"),
+        Err(e) => panic!("{v}: {e}"),
+    })
+    .collect()
 }
 
 #[test]
 fn random_positions_agree_with_naive_generator() {
-    for g in [Cannons::two_cannons(), Cannons::three_cannons()] {
+    let mut games = vec![Cannons::two_cannons(), Cannons::three_cannons()];
+    games.extend(wide_games());
+    for g in games {
         let mut rng = Rng::new(99 + g.cannon_count() as u64);
         for _ in 0..300 {
             let p = random_pos(&g, &mut rng);

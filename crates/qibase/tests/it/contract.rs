@@ -353,3 +353,22 @@ impl Tiers for Wrong {
         }
     }
 }
+
+/// Boards of 33 to 64 points (64-bit boards) of both families: the closed
+/// subsets slot by slot, the whole games sampled.
+#[test]
+fn boards_over_32_points_keep_the_contract() {
+    for (spec, max) in [
+        ("cannon-chess:board=6x6,pieces=4", Some(2)),
+        ("cannon-chess:board=8x8,pieces=3", Some(2)),
+        ("cannon-chess:board=13x3,pieces=3,tiao=any", Some(2)),
+        ("two-cannons:board=7x5,soldiers=6,threshold=2", Some(3)),
+        (
+            "two-cannons:board=8x8,cannons=1,soldiers=5,threshold=2",
+            Some(2),
+        ),
+    ] {
+        let any = qibase::games::AnyGame::from_id(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        qibase::with_game!(any, |g| check(g, max, 150_000));
+    }
+}

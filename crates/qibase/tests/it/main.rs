@@ -4,6 +4,7 @@
 //! the game API contract, numbering and variants.
 
 mod ai;
+mod big_tiers;
 mod cannon_chess_rules;
 mod cannon_chess_support;
 mod cannons_rules;

@@ -99,6 +99,22 @@ fn the_data_covers_every_game_from_its_start() {
             .count();
         assert!(starts >= 9, "{id}: {starts} perft lines from the start");
     }
+    // 64-bit boards, counted also by the naive generators.
+    for id in ["cannon-chess:board=6x6", "two-cannons:board=6x6"] {
+        let starts = all
+            .iter()
+            .flat_map(|(_, lines)| lines)
+            .filter(|l| l.game == id && l.pos.is_none())
+            .count();
+        assert!(starts >= 6, "{id}: {starts} perft lines from the start");
+        assert!(naive::perft(id, &start_of(id), 1).is_some(), "{id}");
+    }
+}
+
+/// The start position string of a game id.
+fn start_of(id: &str) -> String {
+    let any = AnyGame::from_id(id).expect("a known game");
+    with_game!(any, |g| g.format_pos(&g.start()))
 }
 
 #[test]

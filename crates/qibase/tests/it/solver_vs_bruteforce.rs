@@ -344,3 +344,27 @@ fn cannons_variants_match_brute_force() {
         check_variant(spec, max);
     }
 }
+
+/// Boards of 33 to 64 points, where bitboards need all 64 bits: both
+/// families, few pieces, square boards (eight symmetries) and oblong ones
+/// (four).
+#[test]
+fn boards_over_32_points_match_brute_force() {
+    for (spec, max) in [
+        ("cannon-chess:board=6x6,pieces=3", Some(2)),
+        ("cannon-chess:board=7x5,pieces=3,tiao=any", Some(2)),
+        ("cannon-chess:board=8x8,lone=step,pieces=2", None),
+        ("cannon-chess:board=11x3,pieces=3", Some(2)),
+        (
+            "two-cannons:board=6x6,cannons=1,soldiers=4,threshold=2",
+            Some(3),
+        ),
+        ("two-cannons:board=7x5,soldiers=4,threshold=3", Some(3)),
+        (
+            "two-cannons:board=8x8,cannons=1,immobility=static,soldiers=3,threshold=2",
+            None,
+        ),
+    ] {
+        check_variant(spec, max);
+    }
+}

@@ -111,3 +111,24 @@ fn immobility_readings_reproduce_sanpao15_and_gamesmanone() {
         }
     }
 }
+
+/// The rules hashes of the presets and of some variants are pinned: they
+/// are in every tablebase header, and a change refuses every table made
+/// before it. (A board of more than 32 points changed how positions are
+/// held, not the rules: the hashes must not move with it.)
+#[test]
+fn rules_hashes_do_not_change() {
+    for (spec, hash) in [
+        ("weiming", 0x7f20_0fa7_8b2e_4e55),
+        ("cannon-chess", 0xe46c_7f60_455f_02a2),
+        ("cannon-chess-4x4", 0x6e55_0a4f_9737_16ea),
+        ("two-cannons", 0xd68b_05db_63a5_1684),
+        ("three-cannons", 0x822d_f589_4c22_55a2),
+        ("cannon-chess:board=5x5", 0x848e_6e60_b603_6fe6),
+        ("two-cannons:board=4x5", 0x8b18_2427_29f4_f78b),
+    ] {
+        let any = qibase::games::AnyGame::from_id(spec).unwrap();
+        let got = qibase::with_game!(any, |g| qibase::game::Tiers::rules_hash(g));
+        assert_eq!(got, hash, "{spec}: {got:#018x}");
+    }
+}

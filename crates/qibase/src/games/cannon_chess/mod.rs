@@ -4,7 +4,7 @@
 //! # Representation
 //!
 //! Points are numbered `rank * W + file` (a1 = 0, b1 = 1, …), so a board of
-//! at most 32 points is a `u32` bitboard. A position stores the pieces of the
+//! at most 64 points is a `u64` bitboard. A position stores the pieces of the
 //! side to move (`me`) and of the other side (`opp`) plus the colour of the
 //! side to move, which only matters for display: the rules are symmetric in
 //! X and O (nobody has a forward direction), so move generation, end rules,
@@ -60,9 +60,9 @@ const RULES_VERSION: u64 = 2;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct CcPos {
     /// Pieces of the side to move.
-    pub me: u32,
+    pub me: u64,
     /// Pieces of the other side.
-    pub opp: u32,
+    pub opp: u64,
     /// `true` if X (the first player) is to move.
     pub x_to_move: bool,
 }
@@ -76,7 +76,7 @@ pub struct CcMove {
     /// The point it arrives on.
     pub to: u8,
     /// The enemy pieces the move captures (bitboard).
-    pub captured: u32,
+    pub captured: u64,
 }
 
 /// The game on one board with one setup; build with [`CannonChess::standard`],
@@ -87,7 +87,7 @@ pub struct CannonChess {
     w: u32,
     h: u32,
     n: u32,
-    board: u32,
+    board: u64,
     start: CcPos,
     start_str: String,
     /// Most pieces a side may have (tiers go up to it).
@@ -98,9 +98,19 @@ pub struct CannonChess {
     /// Precomputed per-point tables (boxed: keeps the registry enum small).
     tab: Box<Tables>,
     /// Three contiguous points of a file, lowest at bit 0 (1 | 1<<W | 1<<2W).
-    file3: u32,
+    file3: u64,
     /// Slot numbering of (mover set, other set) under the board symmetries.
     num: PairNumbering,
+}
+
+/// Whether 32-bit builds (boards of at most 32 points) misread cannon
+/// shots on a `w` × `h` board: a triple whose far end fell past bit 31 was
+/// shifted out, so two pieces at the top of a file (or at the end of the
+/// last rank of a 32-point board) counted as three. That happens on boards
+/// of three ranks or more with w·h + w ≥ 33, and on 32-point boards.
+fn shots_were_misread(w: u32, h: u32) -> bool {
+    let n = w * h;
+    n <= 32 && ((h >= 3 && n + w >= 33) || n == 32)
 }
 
 impl CannonChess {
@@ -118,7 +128,7 @@ impl CannonChess {
             .expect("valid preset")
     }
 
-    /// A board of `w` files × `h` ranks (w·h ≤ 32, w, h ≤ 26 and ≥ 1) with the start
+    /// A board of `w` files × `h` ranks (w·h ≤ 64, w, h ≤ 26 and ≥ 1) with the start
     /// position `start` in position-string notation.
     ///
     /// # Errors
@@ -134,7 +144,7 @@ impl CannonChess {
     ///
     /// # Errors
     ///
-    /// [`SpecError::Unsupported`] for a board over 32 points or 26 files,
+    /// [`SpecError::Unsupported`] for a board over 64 points or 26 files,
     /// a piece count outside 1 to 15 or too large a numbering table, and
     /// a start position that does not parse on the board.
     pub fn with_rules(
@@ -147,7 +157,7 @@ impl CannonChess {
         rules: CcRules,
     ) -> Result<Self, SpecError> {
         let unsupported = |message| Err(SpecError::Unsupported { message });
-        if w == 0 || h == 0 || w > 26 || w * h > 32 {
+        if w == 0 || h == 0 || w > 26 || w * h > 64 {
             return unsupported(format!("unsupported board {w} × {h}"));
         }
         if max_side == 0 || max_side > MAX_PIECES {
@@ -163,7 +173,7 @@ impl CannonChess {
             ));
         }
         let n = w * h;
-        let board = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let board = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let mut g = CannonChess {
             id: id.to_string(),
             title: title.to_string(),
@@ -195,11 +205,17 @@ impl CannonChess {
         g.hash = if rules == CcRules::PRESET && max_side == MAX_SIDE && !id.contains(':') {
             g.preset_rules_hash()
         } else {
-            RulesHasher::new()
+            let mut hasher = RulesHasher::new();
+            hasher
                 .feed(b"cannon-chess/variant")
                 .feed(&RULES_VERSION.to_le_bytes())
-                .feed(id.as_bytes())
-                .finish()
+                .feed(id.as_bytes());
+            if shots_were_misread(w, h) {
+                // Tables of these boards from 32-bit builds are wrong:
+                // they must not load.
+                hasher.feed(b"shots past bit 31");
+            }
+            hasher.finish()
         };
         Ok(g)
     }
@@ -266,7 +282,7 @@ impl CannonChess {
     }
 
     /// X's and O's bitboards of a position.
-    pub fn colours(&self, p: &CcPos) -> (u32, u32) {
+    pub fn colours(&self, p: &CcPos) -> (u64, u64) {
         if p.x_to_move {
             (p.me, p.opp)
         } else {
@@ -275,7 +291,7 @@ impl CannonChess {
     }
 
     /// The position with these X and O bitboards and side to move.
-    pub fn from_colours(&self, x: u32, o: u32, x_to_move: bool) -> CcPos {
+    pub fn from_colours(&self, x: u64, o: u64, x_to_move: bool) -> CcPos {
         if x_to_move {
             CcPos {
                 me: x,

@@ -15,28 +15,28 @@ pub(super) const NONE: u8 = u8::MAX;
 /// Per-point lookup tables of a board.
 pub(super) struct Tables {
     /// Orthogonal neighbours of each point.
-    pub(super) neigh: [u32; 32],
+    pub(super) neigh: [u64; 64],
     /// Neighbour in direction 0 = left, 1 = right, 2 = down, 3 = up.
-    pub(super) nb: [[u8; 32]; 4],
+    pub(super) nb: [[u8; 64]; 4],
     /// All points of the rank through each point.
-    pub(super) rank_line: [u32; 32],
+    pub(super) rank_line: [u64; 64],
     /// All points of the file through each point.
-    pub(super) file_line: [u32; 32],
+    pub(super) file_line: [u64; 64],
     /// For each point, the two-point masks {left, right} and {down, up} of its
     /// neighbours along its rank and file (0 when one of them is off the
     /// board): a lone piece arriving there captures a pair that is all enemy.
-    pub(super) pairs: [[u32; 2]; 32],
+    pub(super) pairs: [[u64; 2]; 64],
 }
 
 impl Tables {
     /// The tables of a `w` × `h` board.
     pub(super) fn new(w: u32, h: u32) -> Tables {
         let mut tab = Tables {
-            neigh: [0; 32],
-            nb: [[NONE; 32]; 4],
-            rank_line: [0; 32],
-            file_line: [0; 32],
-            pairs: [[0; 2]; 32],
+            neigh: [0; 64],
+            nb: [[NONE; 64]; 4],
+            rank_line: [0; 64],
+            file_line: [0; 64],
+            pairs: [[0; 2]; 64],
         };
         let n = w * h;
         for p in 0..n {
@@ -84,15 +84,17 @@ impl CannonChess {
     /// `pat3` is three contiguous points of the line starting at bit 0 and
     /// `step` the distance of neighbours on it.
     #[inline(always)]
-    fn shot(me: u32, opp: u32, line: u32, pat3: u32, step: u32) -> u32 {
+    fn shot(me: u64, opp: u64, line: u64, pat3: u64, step: u32) -> u64 {
         // (No popcount here: the baseline x86-64 target has no POPCNT.)
         let occ = (me | opp) & line;
         if occ == 0 {
             return 0;
         }
         let low = occ.trailing_zeros();
-        // Exactly three pieces on the line, on adjacent points.
-        if occ != pat3 << low {
+        // Exactly three pieces on the line, on adjacent points. (Shifting
+        // the pieces down, not the pattern up: a pattern shifted past the
+        // top bit would drop its far end and take two pieces for three.)
+        if occ >> low != pat3 {
             return 0;
         }
         // It captures iff the middle one is own and exactly one end is
@@ -108,14 +110,14 @@ impl CannonChess {
     /// Enemy pieces captured by a cannon-shot of the piece that arrived on
     /// `t` (own pieces `me` after the move).
     #[inline(always)]
-    fn shots(&self, me: u32, opp: u32, t: usize) -> u32 {
+    fn shots(&self, me: u64, opp: u64, t: usize) -> u64 {
         Self::shot(me, opp, self.tab.rank_line[t], 0b111, 1)
             | Self::shot(me, opp, self.tab.file_line[t], self.file3, self.w)
     }
 
     /// Enemy pieces captured by a lone piece stopping on `t`.
     #[inline(always)]
-    fn lone_captures(&self, opp: u32, t: usize) -> u32 {
+    fn lone_captures(&self, opp: u64, t: usize) -> u64 {
         let [a, b] = self.tab.pairs[t];
         let mut c = 0;
         if a != 0 && opp & a == a {
@@ -135,7 +137,7 @@ impl CannonChess {
     /// Enemy pieces taken by 挑 when a piece of a side with `own` pieces
     /// arrives on `t`: with the seed's rule only a lone piece does it.
     #[inline(always)]
-    fn tiao_captures(&self, own: u32, opp: u32, t: usize) -> u32 {
+    fn tiao_captures(&self, own: u64, opp: u64, t: usize) -> u64 {
         if own & (own - 1) == 0 || self.rules.tiao == Tiao::Any {
             self.lone_captures(opp, t)
         } else {

@@ -41,7 +41,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "board",
         values: "WxH",
-        help: "W files by H ranks, at most 32 points (cannon-chess 4x5, cannon-chess-4x4 4x4)",
+        help: "W files by H ranks, at most 64 points (cannon-chess 4x5, cannon-chess-4x4 4x4)",
     },
     ParamDoc {
         key: "pieces",

@@ -10,9 +10,9 @@ use crate::value::Value;
 /// Precomputed move tables.
 pub(super) struct Tables {
     /// Orthogonal neighbours of each point.
-    pub(super) adj: [u32; 32],
+    pub(super) adj: [u64; 64],
     /// Points two steps away in a straight line (jump landings).
-    pub(super) jump: [u32; 32],
+    pub(super) jump: [u64; 64],
 }
 
 impl Tables {
@@ -21,8 +21,8 @@ impl Tables {
         let pt = |x: i32, y: i32| -> Option<u32> {
             (x >= 0 && y >= 0 && x < w as i32 && y < h as i32).then(|| y as u32 * w + x as u32)
         };
-        let mut adj = [0u32; 32];
-        let mut jump = [0u32; 32];
+        let mut adj = [0u64; 64];
+        let mut jump = [0u64; 64];
         for p in 0..w * h {
             let (x, y) = ((p % w) as i32, (p / w) as i32);
             for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
@@ -57,14 +57,14 @@ impl Cannons {
 
     /// The points a piece on `a` can step to: the adjacent empty points.
     #[inline(always)]
-    pub(super) fn steps(&self, a: u32, empty: u32) -> u32 {
+    pub(super) fn steps(&self, a: u32, empty: u64) -> u64 {
         self.t.adj[a as usize] & empty
     }
 
     /// The points a cannon on `a` can jump to, capturing: a soldier two
     /// points away in a row or a column, with the point between empty.
     #[inline(always)]
-    pub(super) fn jumps(&self, a: u32, soldiers: u32, empty: u32) -> u32 {
+    pub(super) fn jumps(&self, a: u32, soldiers: u64, empty: u64) -> u64 {
         let mut targets = 0;
         let mut j = self.t.jump[a as usize] & soldiers;
         while j != 0 {
@@ -105,7 +105,7 @@ impl Cannons {
             while t != 0 {
                 let b = t.trailing_zeros();
                 t &= t - 1;
-                let flip = (1u32 << a) | (1u32 << b);
+                let flip = (1u64 << a) | (1u64 << b);
                 let q = match prev {
                     Side::First => CannonsPos {
                         cannons: p.cannons ^ flip,
@@ -200,8 +200,8 @@ impl Rules for Cannons {
 
     #[inline]
     fn apply(&self, p: &CannonsPos, m: &CannonsMove) -> CannonsPos {
-        let from = 1u32 << m.from;
-        let to = 1u32 << m.to;
+        let from = 1u64 << m.from;
+        let to = 1u64 << m.to;
         match p.side {
             Side::First => CannonsPos {
                 cannons: p.cannons ^ from ^ to,

@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn symmetries_are_distinct_and_map_the_board() {
         let g = Cannons::two_cannons();
-        let p = |c: u32| CannonsPos {
+        let p = |c: u64| CannonsPos {
             cannons: c,
             soldiers: 0,
             side: Side::First,
@@ -240,7 +240,7 @@ mod tests {
         for s in 0..8 {
             assert_eq!(g.symmetric(s, &p(g.full)), p(g.full));
         }
-        let imgs: std::collections::HashSet<u32> =
+        let imgs: std::collections::HashSet<u64> =
             (0..8).map(|s| g.symmetric(s, &p(0b110)).cannons).collect();
         assert_eq!(imgs.len(), 8);
     }

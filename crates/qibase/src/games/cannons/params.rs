@@ -43,7 +43,7 @@ pub const PARAMS: &[ParamDoc] = &[
     ParamDoc {
         key: "board",
         values: "WxH",
-        help: "W files by H ranks, at most 32 points (presets: 5x5)",
+        help: "W files by H ranks, at most 64 points (presets: 5x5)",
     },
     ParamDoc {
         key: "cannons",

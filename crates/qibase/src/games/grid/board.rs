@@ -53,7 +53,7 @@ impl fmt::Display for BoardError {
 ///
 /// A [`BoardError`]: the wrong number of ranks, a rank of the wrong
 /// length, or a character that is neither a letter of `letters` nor `.`.
-pub fn read_board(board: &str, w: u32, h: u32, letters: [char; 2]) -> Result<[u32; 2], BoardError> {
+pub fn read_board(board: &str, w: u32, h: u32, letters: [char; 2]) -> Result<[u64; 2], BoardError> {
     // Batch probes parse millions of positions: a well-formed board is
     // read in one pass over its bytes, without allocating; anything else
     // takes the checking path, which finds the first fault.
@@ -67,13 +67,13 @@ pub fn read_board(board: &str, w: u32, h: u32, letters: [char; 2]) -> Result<[u3
 /// for anything else (exactly what [`read_board_checked`] refuses, and
 /// non-ASCII letters).
 #[inline]
-fn read_ascii_board(board: &[u8], w: u32, h: u32, letters: [char; 2]) -> Option<[u32; 2]> {
+fn read_ascii_board(board: &[u8], w: u32, h: u32, letters: [char; 2]) -> Option<[u64; 2]> {
     let ascii = |c: char| u8::try_from(c).ok().filter(u8::is_ascii);
     let (a, b) = (ascii(letters[0])?, ascii(letters[1])?);
     if board.len() != (w * h + h).checked_sub(1)? as usize {
         return None;
     }
-    let mut sets = [0u32; 2];
+    let mut sets = [0u64; 2];
     let (mut rank, mut file) = (h, 0);
     for &c in board {
         if c == b'/' {
@@ -86,7 +86,7 @@ fn read_ascii_board(board: &[u8], w: u32, h: u32, letters: [char; 2]) -> Option<
         if file == w {
             return None;
         }
-        let bit = 1u32 << ((rank - 1) * w + file);
+        let bit = 1u64 << ((rank - 1) * w + file);
         if c == a {
             sets[0] |= bit;
         } else if c == b {
@@ -106,12 +106,12 @@ fn read_board_checked(
     w: u32,
     h: u32,
     letters: [char; 2],
-) -> Result<[u32; 2], BoardError> {
+) -> Result<[u64; 2], BoardError> {
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != h as usize {
         return Err(BoardError::RankCount { found: ranks.len() });
     }
-    let mut sets = [0u32; 2];
+    let mut sets = [0u64; 2];
     for (i, text) in ranks.iter().enumerate() {
         let rank = h - i as u32; // 1 = bottom
         let len = text.chars().count();
@@ -123,7 +123,7 @@ fn read_board_checked(
             });
         }
         for (file, c) in text.chars().enumerate() {
-            let bit = 1u32 << ((rank - 1) * w + file as u32);
+            let bit = 1u64 << ((rank - 1) * w + file as u32);
             match letters.iter().position(|&l| l == c) {
                 Some(k) => sets[k] |= bit,
                 None if c == '.' => {}
@@ -136,7 +136,7 @@ fn read_board_checked(
 
 /// The board string of a `w` × `h` board: each point shows the letter of
 /// the first of `pieces` (bitboard, letter) that holds it, else `.`.
-pub fn write_board(w: u32, h: u32, pieces: &[(u32, char)]) -> String {
+pub fn write_board(w: u32, h: u32, pieces: &[(u64, char)]) -> String {
     let mut s = String::with_capacity((w * h + h) as usize);
     for rank in (0..h).rev() {
         for file in 0..w {
@@ -151,11 +151,11 @@ pub fn write_board(w: u32, h: u32, pieces: &[(u32, char)]) -> String {
 
 /// The character on each of the `n` points, in point order: the letter of
 /// the first of `pieces` (bitboard, letter) that holds it, else `.`.
-pub fn occupancy(n: u32, pieces: &[(u32, char)]) -> Vec<char> {
+pub fn occupancy(n: u32, pieces: &[(u64, char)]) -> Vec<char> {
     (0..n).map(|pt| char_at(pieces, pt)).collect()
 }
 
-fn char_at(pieces: &[(u32, char)], pt: u32) -> char {
+fn char_at(pieces: &[(u64, char)], pt: u32) -> char {
     pieces
         .iter()
         .find(|(bits, _)| bits >> pt & 1 != 0)

@@ -1,6 +1,6 @@
 //! The notation of the grid games (cannon chess and the cannon games),
 //! written once: both families play on a W × H grid of points, one bit
-//! each in a `u32` bitboard, named and drawn alike.
+//! each in a `u64` bitboard, named and drawn alike.
 //!
 //! Points are numbered `rank * width + file`: files `a, b, c, …` left to
 //! right, ranks `1, 2, …` bottom to top (a1 = 0, b1 = 1, …). A position

@@ -57,10 +57,10 @@ impl Tiers for Weiming {
     }
 
     fn rank(&self, _t: TierKey, p: &WeimingPos) -> u64 {
-        let free = ALL as u32 & !(1u32 << p.s);
-        let xr = rank_subset(pext(p.x as u32, free));
-        let free2 = free & !(p.x as u32);
-        let or = rank_subset(pext(p.o as u32, free2));
+        let free = ALL as u64 & !(1u64 << p.s);
+        let xr = rank_subset(pext(p.x as u64, free));
+        let free2 = free & !(p.x as u64);
+        let or = rank_subset(pext(p.o as u64, free2));
         let side = match p.side {
             Side::First => 0,
             Side::Second => 1,
@@ -78,7 +78,7 @@ impl Tiers for Weiming {
         let or = (i / 4) % 10;
         let xr = (i / 40) % 56;
         let s = (i / 2240) as u8;
-        let free = ALL as u32 & !(1u32 << s);
+        let free = ALL as u64 & !(1u64 << s);
         let x = pdep(unrank_subset(8, 3, xr), free);
         let o = pdep(unrank_subset(5, 3, or), free & !x);
         WeimingPos {

@@ -1,5 +1,6 @@
-//! The cannon games, naively: a 5×5 char grid (row 0 = rank 5), the
-//! presets' threshold of four soldiers, no bitboards.
+//! The cannon games, naively: a char grid of the position's own size
+//! (row 0 = the top rank), the presets' threshold of four soldiers, no
+//! bitboards.
 
 use super::NaiveGame;
 
@@ -10,11 +11,13 @@ pub struct State {
     pub mover: char,
 }
 
-/// The naive generator of the 5 × 5 presets (`two-cannons`, `three-cannons`).
+/// The naive generator of the presets (`two-cannons`, `three-cannons`)
+/// and of any board with their rules: the board is the grid parsed.
 pub struct Naive;
 
-fn name(row: i32, col: i32) -> String {
-    format!("{}{}", (b'a' + col as u8) as char, 5 - row)
+/// The name of the point on `row` (from the top of `h` ranks) and `col`.
+fn name(h: i32, row: i32, col: i32) -> String {
+    format!("{}{}", (b'a' + col as u8) as char, h - row)
 }
 
 impl NaiveGame for Naive {
@@ -40,16 +43,18 @@ impl NaiveGame for Naive {
 
     fn children(&self, n: &State) -> Vec<(String, State)> {
         let mut out = Vec::new();
+        let (h, w) = (n.grid.len() as i32, n.grid[0].len() as i32);
+        let name = |r: i32, c: i32| name(h, r, c);
         let at = |r: i32, c: i32| -> Option<char> {
-            if (0..5).contains(&r) && (0..5).contains(&c) {
+            if (0..h).contains(&r) && (0..w).contains(&c) {
                 Some(n.grid[r as usize][c as usize])
             } else {
                 None
             }
         };
         let next = if n.mover == 'C' { 'S' } else { 'C' };
-        for r in 0..5i32 {
-            for c in 0..5i32 {
+        for r in 0..h {
+            for c in 0..w {
                 if n.grid[r as usize][c as usize] != n.mover {
                     continue;
                 }

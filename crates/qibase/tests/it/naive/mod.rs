@@ -40,17 +40,29 @@ pub trait NaiveGame {
     }
 }
 
-/// The naive perft of `position` in the preset game `id`; `None` for a
+/// The naive perft of `position` in the preset game `id`, or in a preset
+/// on another board (`GAME:board=WxH`, the presets' rules); `None` for a
 /// game no naive generator covers.
 pub fn perft(id: &str, position: &str, depth: u32) -> Option<u64> {
     fn run<N: NaiveGame>(n: N, position: &str, depth: u32) -> u64 {
         n.perft(&n.parse(position), depth)
     }
-    Some(match id {
-        "weiming" => run(weiming::Naive, position, depth),
-        "cannon-chess" => run(cannon_chess::Naive { w: 4, h: 5 }, position, depth),
-        "cannon-chess-4x4" => run(cannon_chess::Naive { w: 4, h: 4 }, position, depth),
-        "two-cannons" | "three-cannons" => run(cannons::Naive, position, depth),
+    let (base, board) = match id.split_once(':') {
+        None => (id, None),
+        Some((base, params)) => {
+            let (w, h) = params.strip_prefix("board=")?.split_once('x')?;
+            (base, Some((w.parse().ok()?, h.parse().ok()?)))
+        }
+    };
+    Some(match (base, board) {
+        ("weiming", None) => run(weiming::Naive, position, depth),
+        ("cannon-chess", board) => {
+            let (w, h) = board.unwrap_or((4, 5));
+            run(cannon_chess::Naive { w, h }, position, depth)
+        }
+        ("cannon-chess-4x4", None) => run(cannon_chess::Naive { w: 4, h: 4 }, position, depth),
+        // The grid parsed from the position is the board.
+        ("two-cannons" | "three-cannons", _) => run(cannons::Naive, position, depth),
         _ => return None,
     })
 }
