@@ -14,8 +14,11 @@ const FLIP = { win: "loss", loss: "win", draw: "draw" };
 /** A game's title in the page's language (the server's for unknown variants). */
 export function gameTitle(g) {
   if (has(`game.${g.id}`)) return t(`game.${g.id}`);
+  // A variant: the family's name (the preset's title may name another
+  // board), then its parameters, spaced so that a narrow screen can wrap.
   const base = g.id.split(":")[0];
-  if (has(`game.${base}`)) return `${t(`game.${base}`)} (${g.id.slice(base.length + 1)})`;
+  const params = g.id.slice(base.length + 1).replaceAll(",", ", ");
+  if (has(`variant.${base}`)) return `${t(`variant.${base}`)} (${params})`;
   return g.title;
 }
 
