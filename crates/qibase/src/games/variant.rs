@@ -257,7 +257,11 @@ mod tests {
     #[test]
     fn values() {
         assert_eq!(parse_board("4x5").unwrap(), (4, 5));
-        for bad in ["4", "x5", "4x", "0x5", "6x6", "4X5", "-1x3", "27x1", "1x1"] {
+        assert_eq!(parse_board("8x8").unwrap(), (8, 8));
+        assert_eq!(parse_board("13x4").unwrap(), (13, 4));
+        for bad in [
+            "4", "x5", "4x", "0x5", "9x8", "4X5", "-1x3", "27x1", "1x1", "13x5",
+        ] {
             assert!(parse_board(bad).is_err(), "{bad}");
         }
         assert_eq!(parse_count("k", "12", 0, 20).unwrap(), 12);
