@@ -235,11 +235,12 @@ impl PairNumbering {
     }
 }
 
-/// A divisor with its reciprocal: slot indices fit 32 bits (the solver's
-/// limit), and for 32-bit dividends a multiplication by
+/// A divisor with its reciprocal: the slot indices of today's games fit
+/// 32 bits, and for 32-bit dividends a multiplication by
 /// M = ⌊(2⁶⁴ − 1) / d⌋ + 1 and a shift give the exact quotient (Lemire,
 /// Kaser & Kurz, "Faster remainder by direct computation", 2019), several
-/// times cheaper than a hardware division.
+/// times cheaper than a hardware division. Larger indices (tiers past
+/// 2^32 slots) take the hardware division.
 #[derive(Clone, Copy, Debug)]
 struct Divisor {
     d: u64,
