@@ -214,54 +214,51 @@ enum ColexChunks {
     Wide(Box<[[[u64; 256]; 64]]>),
 }
 
+/// Fills `table[c][j][bits]` with chunk c's contribution (as `entry`
+/// converts it) for the chunks on a board of `n` points and the rows a set
+/// of at most `k_max` elements can select. Sets beyond n points or k_max
+/// elements never occur: their entries stay zero and are never read.
+fn fill_chunks<T, const J: usize>(
+    table: &mut [[[T; 256]; J]],
+    n: u32,
+    k_max: u32,
+    entry: impl Fn(u64) -> T,
+) {
+    let on_board = n.max(1).div_ceil(8) as usize;
+    for (c, per_c) in table.iter_mut().enumerate().take(on_board) {
+        let rows = (8 * c).min(k_max as usize) + 1;
+        for (j, row) in per_c.iter_mut().enumerate().take(rows) {
+            for (bits, e) in row.iter_mut().enumerate() {
+                // Bit b of the chunk is point 8c + b, the (j + 1 + its
+                // rank in the chunk)-th element of the set.
+                let mut r = 0u64;
+                let mut i = j as u32 + 1;
+                let mut rest = bits as u32;
+                while rest != 0 {
+                    r += binom(8 * c as u32 + rest.trailing_zeros(), i);
+                    i += 1;
+                    rest &= rest - 1;
+                }
+                *e = entry(r);
+            }
+        }
+    }
+}
+
 impl ColexTable {
     /// The table for subsets of `0..n` (n ≤ 64) with at most `k_max` elements.
     pub fn new(n: u32, k_max: u32) -> Self {
         assert!(n <= 64, "at most 64 points");
-        // Sets beyond n points or k_max elements never occur; their
-        // entries stay zero and are never read.
-        let entry = |c: usize, j: usize, bits: usize| -> u64 {
-            let mut r = 0u64;
-            let mut i = j as u32 + 1;
-            let mut rest = bits as u32;
-            while rest != 0 {
-                let p = 8 * c as u32 + rest.trailing_zeros();
-                r += binom(p, i);
-                i += 1;
-                rest &= rest - 1;
-            }
-            r
-        };
-        let used = |c: usize| 8 * c as u32 >= n.max(1);
-        let rows = |c: usize| (8 * c).min(k_max as usize) + 1;
         let chunks = if n <= 32 {
             let mut table = Box::new([[[0u32; 256]; 32]; 4]);
-            for (c, per_c) in table.iter_mut().enumerate() {
-                if used(c) {
-                    break;
-                }
-                for (j, row) in per_c.iter_mut().enumerate().take(rows(c)) {
-                    for (bits, e) in row.iter_mut().enumerate() {
-                        // Clamped where a set of more than 32 elements
-                        // would overflow: such sets never occur.
-                        *e = entry(c, j, bits).min(u32::MAX as u64) as u32;
-                    }
-                }
-            }
+            // Clamped where a set of more than 32 elements would overflow:
+            // such sets never occur.
+            fill_chunks(&mut table[..], n, k_max, |r| r.min(u32::MAX as u64) as u32);
             ColexChunks::Narrow(table)
         } else {
             // Built on the heap: 1 MiB would not fit a worker's stack.
             let mut table = vec![[[0u64; 256]; 64]; 8].into_boxed_slice();
-            for (c, per_c) in table.iter_mut().enumerate() {
-                if used(c) {
-                    break;
-                }
-                for (j, row) in per_c.iter_mut().enumerate().take(rows(c)) {
-                    for (bits, e) in row.iter_mut().enumerate() {
-                        *e = entry(c, j, bits);
-                    }
-                }
-            }
+            fill_chunks(&mut table, n, k_max, |r| r);
             ColexChunks::Wide(table)
         };
         ColexTable { chunks }

@@ -91,22 +91,20 @@ fn all_lines() -> Vec<(String, Vec<Line>)> {
 #[test]
 fn the_data_covers_every_game_from_its_start() {
     let all = all_lines();
-    for id in GAME_IDS {
-        let starts = all
-            .iter()
+    let starts = |id: &str| {
+        all.iter()
             .flat_map(|(_, lines)| lines)
             .filter(|l| l.game == id && l.pos.is_none())
-            .count();
-        assert!(starts >= 9, "{id}: {starts} perft lines from the start");
+            .count()
+    };
+    for id in GAME_IDS {
+        let n = starts(id);
+        assert!(n >= 9, "{id}: {n} perft lines from the start");
     }
     // 64-bit boards, counted also by the naive generators.
     for id in ["cannon-chess:board=6x6", "two-cannons:board=6x6"] {
-        let starts = all
-            .iter()
-            .flat_map(|(_, lines)| lines)
-            .filter(|l| l.game == id && l.pos.is_none())
-            .count();
-        assert!(starts >= 6, "{id}: {starts} perft lines from the start");
+        let n = starts(id);
+        assert!(n >= 6, "{id}: {n} perft lines from the start");
         assert!(naive::perft(id, &start_of(id), 1).is_some(), "{id}");
     }
 }
