@@ -22,8 +22,9 @@
 //!   x's tier, has no rule end and a move to `x`, and each in-tier move
 //!   `x → c` has `x` among c's un-moves (checked on a symmetry image too,
 //!   not only on the positions `unrank` returns);
-//! * `child_ranks` and `unmove_ranks` list the same (tier, rank) pairs as
-//!   ranking every move's child and every un-move (as multisets),
+//! * `child_ranks`, `unmove_ranks` and `slot_unmove_ranks` list the same
+//!   (tier, rank) pairs as ranking every move's child and every un-move
+//!   (as multisets), without repeats where `slot_unmove_ranks` promises so,
 //!   `lower_child_ranks` the lower-tier ones and the in-tier count, and
 //!   where `in_tier_children_may_share_slots` says no, no two in-tier
 //!   moves lead to one slot;
@@ -417,6 +418,30 @@ fn check_slot<G: Game>(
         return Ok(0);
     }
     s.used += 1;
+    // The parents' ranks from the slot's index: those of its position's
+    // un-moves, and distinct where the game says so.
+    sc.ranks.clear();
+    let may_repeat = g.slot_unmove_ranks(t, i, &mut sc.back, &mut sc.ranks);
+    sc.listed.clear();
+    sc.listed.extend(sc.ranks.iter().map(|&r| (t, r)));
+    sc.unmoves.clear();
+    g.unmoves(&p, &mut sc.unmoves);
+    sc.plain.clear();
+    sc.plain
+        .extend(sc.unmoves.iter().map(|q| (g.tier_of(q), g.rank(t, q))));
+    same_ranks(g, &p, "slot_unmove_ranks", "its un-moves", sc)?;
+    if !may_repeat {
+        if let Some(c) = sc.listed.windows(2).find(|c| c[0] == c[1]) {
+            return fail(
+                Clause::RankLists,
+                format!(
+                    "{}: slot_unmove_ranks promises distinct parents, but slot {} is listed twice",
+                    g.format_pos(&p),
+                    c[0].1
+                ),
+            );
+        }
+    }
     // Symmetry images: same tier and rank; the orbit is their distinct set.
     sc.images.clear();
     g.symmetry_images(&p, &mut sc.images);

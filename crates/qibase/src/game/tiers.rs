@@ -14,7 +14,8 @@ use super::{Rules, TierKey};
 /// ([`used_slots`](Self::used_slots), [`child_ranks`](Self::child_ranks),
 /// [`lower_child_ranks`](Self::lower_child_ranks),
 /// [`in_tier_children_may_share_slots`](Self::in_tier_children_may_share_slots),
-/// [`unmove_ranks`](Self::unmove_ranks)), each only an optimisation that
+/// [`unmove_ranks`](Self::unmove_ranks),
+/// [`slot_unmove_ranks`](Self::slot_unmove_ranks)), each only an optimisation that
 /// must give what its default gives (the contract checker compares them),
 /// and the symmetries the numbering identifies.
 /// The contract between the methods is stated on [`Game`](super::Game).
@@ -160,6 +161,27 @@ pub trait Tiers: Rules {
         out: &mut Vec<u64>,
     ) {
         unmove_ranks_by_unmoves(self, t, p, parents, out)
+    }
+
+    /// [`unmove_ranks`](Self::unmove_ranks) of the position in the used
+    /// slot `i` of tier `t`, which is what the solver's backward pass
+    /// holds: a game may rank the parents from the slot's index rather
+    /// than from the position (one piece's un-move changes one term of
+    /// it). Returns whether the list may hold a rank twice; `false`
+    /// promises distinct ranks, which spares the solver removing
+    /// duplicates. The default unranks and returns `true`.
+    // Always inlined into the solver's 32- and 64-bit slot paths alike.
+    #[inline(always)]
+    fn slot_unmove_ranks(
+        &self,
+        t: TierKey,
+        i: u64,
+        parents: &mut Vec<Self::Pos>,
+        out: &mut Vec<u64>,
+    ) -> bool {
+        let p = self.unrank(t, i);
+        self.unmove_ranks(t, &p, parents, out);
+        true
     }
 
     // ----- symmetry -----------------------------------------------------------

@@ -16,7 +16,7 @@
 
 use super::bits::{pdep, pext};
 use super::classes::SetClasses;
-use super::colex::{binom, next_subset, unrank_subset, ColexTable};
+use super::colex::{binom, moved_rank, next_subset, unrank_subset, ColexTable};
 use super::symmetry::GridSymmetry;
 use std::ops::Range;
 
@@ -36,6 +36,51 @@ pub struct FixedA {
 pub struct FixedB {
     images: [u64; 8],
     o: u32,
+}
+
+/// A used index taken apart ([`PairNumbering::unrank_slot`]): the pair
+/// stored there, and what ranking the pairs one move of a B piece away
+/// needs.
+#[derive(Clone, Copy, Debug)]
+pub struct PairSlot {
+    /// A: its class representative.
+    pub a: u64,
+    /// B.
+    pub b: u64,
+    /// The points A leaves free.
+    free: u64,
+    /// Where A's class block starts.
+    base: u64,
+    /// B on the free points renumbered 0..n − |A| (`pext(b, free)`), and
+    /// its colex rank: the index is `base + offset`.
+    compact: u64,
+    offset: u64,
+    /// Whether A has no symmetry but the identity.
+    trivial: bool,
+}
+
+impl PairSlot {
+    /// Whether [`b_move_rank`](Self::b_move_rank) answers: A's
+    /// representative has no symmetry but the identity, so every pair
+    /// (A, B′) is stored as it is, and distinct B′ have distinct indices.
+    #[inline(always)]
+    pub fn b_moves_are_incremental(&self) -> bool {
+        self.trivial
+    }
+
+    /// The index of (A, B with its piece on `from` moved to the empty
+    /// point `to`): this slot's index plus a colex delta, no rank
+    /// computed. Only where [`b_moves_are_incremental`] says so.
+    ///
+    /// [`b_moves_are_incremental`]: Self::b_moves_are_incremental
+    #[inline(always)]
+    pub fn b_move_rank(&self, from: u32, to: u32) -> u64 {
+        debug_assert!(self.trivial);
+        debug_assert!(self.b >> from & 1 == 1 && (self.a | self.b) >> to & 1 == 0);
+        // A point's number among the free points: the free points below it.
+        let compact = |p: u32| (self.free & !(u64::MAX << p)).count_ones();
+        self.base + moved_rank(self.compact, self.offset, compact(from), compact(to))
+    }
 }
 
 /// The numbering of (A, B) pairs on one grid, |A| ≤ `a_max`, |B| ≤ `b_max`.
@@ -181,6 +226,24 @@ impl PairNumbering {
         (rep, pdep(unrank_subset(self.n - m, o, r), free))
     }
 
+    /// [`unrank`](Self::unrank), keeping what ranking the pairs one B move
+    /// away needs ([`PairSlot`]).
+    #[inline(always)]
+    pub fn unrank_slot(&self, m: u32, o: u32, i: u64) -> PairSlot {
+        let (cls, offset) = self.divisor[m as usize][o as usize].div_rem(i);
+        let (a, free) = self.classes.rep_free(m, cls as u32);
+        let compact = unrank_subset(self.n - m, o, offset);
+        PairSlot {
+            a,
+            b: pdep(compact, free),
+            free,
+            base: i - offset,
+            compact,
+            offset,
+            trivial: self.classes.stabiliser(m, cls as u32) == 1,
+        }
+    }
+
     /// Calls `f(i, a, b)` for each used index `i` in `range` of the pairs of
     /// sizes (m, o), in increasing order, with the pair stored there (what
     /// [`unrank`](Self::unrank) gives). No index is re-ranked: within a
@@ -204,7 +267,7 @@ impl PairNumbering {
             let (rep, free) = self.classes.rep_free(m, cls as u32);
             // The symmetries mapping the representative onto itself,
             // without the identity (bit 0).
-            let stabiliser = (self.classes.info(m, self.colex.rank(rep)) & 0xff) & !1;
+            let stabiliser = self.classes.stabiliser(m, cls as u32) & !1;
             let mut set = unrank_subset(self.n - m, o, i - cls * block);
             for j in i..stop {
                 let b = pdep(set, free);
@@ -353,6 +416,29 @@ mod tests {
                             pn.rank(a, b) == i
                         })
                         .count();
+                    // Ranks one B move away, incremental where A's
+                    // representative has no symmetry, are the plain ranks.
+                    let mut incremental = 0;
+                    for i in 0..size {
+                        let slot = pn.unrank_slot(m, o, i);
+                        assert_eq!((slot.a, slot.b), pn.unrank(m, o, i));
+                        if !slot.b_moves_are_incremental() {
+                            continue;
+                        }
+                        incremental += 1;
+                        let empty = !(slot.a | slot.b) & ((1 << n) - 1);
+                        for from in (0..n).filter(|&p| slot.b >> p & 1 == 1) {
+                            for to in (0..n).filter(|&p| empty >> p & 1 == 1) {
+                                let moved = slot.b ^ 1 << from ^ 1 << to;
+                                assert_eq!(slot.b_move_rank(from, to), pn.rank(slot.a, moved));
+                            }
+                        }
+                    }
+                    if m == 1 && o >= 1 && w != h && w > 1 && h > 1 {
+                        // A corner has no symmetry on a non-square board
+                        // (on a single row, the flip across it fixes all).
+                        assert!(incremental > 0, "{w}x{h} m{m} o{o}");
+                    }
                     assert_eq!(used, orbit_of.len());
                     // Enumeration without the round trip, over ranges that
                     // start and end inside class blocks.

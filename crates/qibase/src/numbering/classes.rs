@@ -23,6 +23,9 @@ pub struct SetClasses {
     /// representative, and the points it leaves free.
     rep: Vec<u64>,
     free: Vec<u64>,
+    /// Per class: the symmetries mapping the representative onto itself
+    /// (bit 0, the identity, always set).
+    stabiliser: Vec<u8>,
     class_base: Vec<usize>,
     n_classes: Vec<u64>,
 }
@@ -40,6 +43,7 @@ impl SetClasses {
             set_base: Vec::new(),
             rep: Vec::new(),
             free: Vec::new(),
+            stabiliser: Vec::new(),
             class_base: Vec::new(),
             n_classes: Vec::new(),
         };
@@ -62,6 +66,8 @@ impl SetClasses {
                 let cls = if rep == set {
                     c.rep.push(set);
                     c.free.push(board & !set);
+                    // The representative's own mask: the maps onto itself.
+                    c.stabiliser.push(mask as u8);
                     (c.rep.len() - 1 - c.class_base[m as usize]) as u32
                 } else {
                     // The representative is smaller, so it was met before.
@@ -101,5 +107,13 @@ impl SetClasses {
     pub fn rep_free(&self, m: u32, cls: u32) -> (u64, u64) {
         let i = self.class_base[m as usize] + cls as usize;
         (self.rep[i], self.free[i])
+    }
+
+    /// The symmetries (a mask, as in [`info`](Self::info)) mapping the
+    /// representative of class `cls` of m-point sets onto itself; `1`, the
+    /// identity alone, for most classes.
+    #[inline(always)]
+    pub fn stabiliser(&self, m: u32, cls: u32) -> u32 {
+        self.stabiliser[self.class_base[m as usize] + cls as usize] as u32
     }
 }

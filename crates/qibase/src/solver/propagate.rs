@@ -187,9 +187,12 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
         let (g, t) = (self.g, self.t);
         w.raw.clear();
         for &i in chunk {
-            let p = g.unrank(t, i.get());
             w.parent_ranks.clear();
-            g.unmove_ranks(t, &p, &mut w.parents, &mut w.parent_ranks);
+            let may_repeat = g.slot_unmove_ranks(t, i.get(), &mut w.parents, &mut w.parent_ranks);
+            if !may_repeat {
+                w.raw.extend(w.parent_ranks.iter().map(|&j| S::new(j)));
+                continue;
+            }
             // A parent reached by two un-moves of one child counts that
             // child once. The lists are tiny: a scan beats sorting.
             // Compared with all of them, not stopping at the first match:

@@ -18,7 +18,7 @@
 
 use std::ops::Range;
 
-use super::{Cannons, CannonsMove, CannonsPos};
+use super::{Cannons, CannonsMove, CannonsPos, Immobility};
 use crate::game::{child_ranks_by_moves, unmove_ranks_by_unmoves, Rules, Side, TierKey, Tiers};
 use crate::numbering::GridSymmetry;
 
@@ -204,6 +204,67 @@ impl Cannons {
                 .iter()
                 .map(|q| self.num.rank_fixed(&fixed, q.soldiers) << 1 | 1),
         );
+    }
+
+    /// [`Tiers::slot_unmove_ranks`]: with the cannons to move, the
+    /// soldiers moved last, and where the cannons' representative has no
+    /// symmetry each parent's index is slot `i`'s plus a colex delta (no
+    /// position built, no rank computed) and no two parents share a slot.
+    // Always inlined: the backward pass calls it for every position it
+    // decides.
+    #[inline(always)]
+    pub(super) fn slot_unmove_ranks_fast(
+        &self,
+        t: TierKey,
+        i: u64,
+        parents: &mut Vec<CannonsPos>,
+        out: &mut Vec<u64>,
+    ) -> bool {
+        let slot = self.num.unrank_slot(self.n_cannons, t, i >> 1);
+        let p = CannonsPos {
+            cannons: slot.a,
+            soldiers: slot.b,
+            side: if i & 1 == 0 {
+                Side::First
+            } else {
+                Side::Second
+            },
+        };
+        if p.side == Side::Second || !slot.b_moves_are_incremental() {
+            self.unmove_ranks_fast(t, &p, parents, out);
+            return true;
+        }
+        // Predecessors have p's soldier count: below the threshold every
+        // one of them has a rule end (as in `unmove_positions`).
+        if t < self.rules.threshold {
+            return false;
+        }
+        // Under the static reading a predecessor (soldiers to move) whose
+        // cannons cannot move has ended: not a predecessor.
+        let drop_immobile = self.rules.immobility == Immobility::Static;
+        let empty = self.full & !(slot.a | slot.b);
+        let mut soldiers = slot.b;
+        while soldiers != 0 {
+            let at = soldiers.trailing_zeros();
+            soldiers &= soldiers - 1;
+            // The soldier stepped from an empty neighbour onto `at`.
+            let mut origins = self.t.adj[at as usize] & empty;
+            while origins != 0 {
+                let from = origins.trailing_zeros();
+                origins &= origins - 1;
+                if drop_immobile {
+                    let q = CannonsPos {
+                        soldiers: slot.b ^ (1 << at) ^ (1 << from),
+                        ..p
+                    };
+                    if self.cannons_immobile(&q) {
+                        continue;
+                    }
+                }
+                out.push(slot.b_move_rank(at, from) << 1 | 1);
+            }
+        }
+        false
     }
 
     /// [`Tiers::symmetry_images`]: the board maps.

@@ -110,6 +110,18 @@ impl Tiers for Cannons {
         self.unmove_ranks_fast(t, p, parents, out)
     }
 
+    // Always inlined, as the fast paths it calls: see numbering.rs.
+    #[inline(always)]
+    fn slot_unmove_ranks(
+        &self,
+        t: TierKey,
+        i: u64,
+        parents: &mut Vec<CannonsPos>,
+        out: &mut Vec<u64>,
+    ) -> bool {
+        self.slot_unmove_ranks_fast(t, i, parents, out)
+    }
+
     fn symmetry_images(&self, p: &CannonsPos, out: &mut Vec<CannonsPos>) {
         self.symmetry_images_of(p, out)
     }
