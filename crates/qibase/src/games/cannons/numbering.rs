@@ -234,8 +234,12 @@ impl Cannons {
             self.unmove_ranks_fast(t, &p, parents, out);
             return true;
         }
+        // The rules of `unmove_positions` for a soldier's step, in a loop
+        // of their own: one walker shared with it (a closure per un-move)
+        // measured 1-12 % slower on three-cannons. The contract checker
+        // compares the two under every rule switch.
         // Predecessors have p's soldier count: below the threshold every
-        // one of them has a rule end (as in `unmove_positions`).
+        // one of them has a rule end.
         if t < self.rules.threshold {
             return false;
         }
