@@ -10,6 +10,7 @@
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
 //! * [`ai`] — the program's move choice at each difficulty level;
 //! * [`puzzles`] — puzzles from the tables: one move keeps the result;
+//! * [`reference`] — a simple second solver (forward iteration) to check against;
 //! * [`rng`] — the one seeded random generator (splitmix64).
 //!
 //! # Examples
@@ -74,6 +75,7 @@ pub mod games;
 pub mod numbering;
 mod perft;
 pub mod puzzles;
+pub mod reference;
 pub mod rng;
 pub mod solver;
 mod sys;

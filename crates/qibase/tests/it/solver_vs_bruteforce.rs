@@ -1,119 +1,22 @@
 //! The retrograde solver against a deliberately simple second solver, on
 //! closed subsets of every game: value and remoteness, position by position.
 //!
-//! The second solver is forward value iteration in rounds over an explicit
-//! list of positions: no un-moves, no counters, no tiers. Round r decides
-//! exactly the positions of remoteness r from the values of earlier rounds:
-//! `win r` if some child is `loss r-1`; `loss r` if every child is a win and
-//! the longest is `win r-1`. What no round decides is a draw.
+//! The second solver is [`qibase::reference`]: forward value iteration in
+//! rounds over an explicit list of positions, with no un-moves, no counters
+//! and no tiers.
 
 use std::collections::HashMap;
 
 use qibase::game::{Game, TierKey, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
+use qibase::reference::solve_forward;
 use qibase::solver::{check_tier, solve_in_memory, Lower};
 use qibase::value::{Packed, Value};
 use rayon::prelude::*;
 
-/// Every position of the subset, with the children of each as list indices.
-struct Explicit<G: Game> {
-    positions: Vec<G::Pos>,
-    /// (tier, rank) of each position, to compare with the solver's table.
-    slots: Vec<(TierKey, u64)>,
-    children: Vec<Vec<u32>>,
-    ended: Vec<Option<Value>>,
-}
-
-fn enumerate<G: Game>(g: &G, max: Option<u32>) -> Explicit<G> {
-    let mut positions = Vec::new();
-    let mut slots = Vec::new();
-    for t in g.tiers(max) {
-        for i in 0..g.tier_size(t) {
-            let p = g.unrank(t, i);
-            if g.rank(t, &p) == i {
-                positions.push(p);
-                slots.push((t, i));
-            }
-        }
-    }
-    let index: HashMap<(TierKey, u64), u32> = slots
-        .iter()
-        .enumerate()
-        .map(|(k, &s)| (s, k as u32))
-        .collect();
-    let (children, ended): (Vec<Vec<u32>>, Vec<Option<Value>>) = positions
-        .par_iter()
-        .map(|p| {
-            if let Some(e) = g.rule_end(p) {
-                return (Vec::new(), Some(e.value));
-            }
-            let mut moves = Vec::new();
-            g.moves(p, &mut moves);
-            if moves.is_empty() {
-                return (Vec::new(), Some(Value::Loss(0)));
-            }
-            let kids = moves
-                .iter()
-                .map(|m| {
-                    let c = g.apply(p, m);
-                    let t = g.tier_of(&c);
-                    *index
-                        .get(&(t, g.rank(t, &c)))
-                        .expect("subset is closed under moves")
-                })
-                .collect();
-            (kids, None)
-        })
-        .unzip();
-    Explicit {
-        positions,
-        slots,
-        children,
-        ended,
-    }
-}
-
-fn brute_force<G: Game>(e: &Explicit<G>) -> Vec<Value> {
-    let n = e.positions.len();
-    let mut val: Vec<Option<Value>> = e.ended.clone();
-    let mut r: u16 = 1;
-    loop {
-        let snapshot = &val;
-        let decided: Vec<(usize, Value)> = (0..n)
-            .into_par_iter()
-            .filter(|&i| snapshot[i].is_none())
-            .filter_map(|i| {
-                let kids = &e.children[i];
-                if kids
-                    .iter()
-                    .any(|&c| snapshot[c as usize] == Some(Value::Loss(r - 1)))
-                {
-                    return Some((i, Value::Win(r)));
-                }
-                let mut longest = 0;
-                for &c in kids {
-                    match snapshot[c as usize] {
-                        Some(Value::Win(k)) => longest = longest.max(k),
-                        _ => return None,
-                    }
-                }
-                (longest + 1 == r).then_some((i, Value::Loss(r)))
-            })
-            .collect();
-        if decided.is_empty() {
-            break;
-        }
-        for (i, v) in decided {
-            val[i] = Some(v);
-        }
-        r += 1;
-    }
-    val.into_iter().map(|v| v.unwrap_or(Value::Draw)).collect()
-}
-
 fn compare<G: Game>(g: &G, max: Option<u32>) -> usize {
-    let e = enumerate(g, max);
-    let expected = brute_force(&e);
+    let e = solve_forward(g, max);
+    let expected = &e.values;
     let solved = solve_in_memory(g, max);
     let mut mismatches = 0;
     for (k, &(t, i)) in e.slots.iter().enumerate() {
