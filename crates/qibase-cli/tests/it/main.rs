@@ -3,6 +3,7 @@
 //! headless Chromium, tablebase files and their damage (a file truncated
 //! under a running process included).
 
+mod big_boards;
 mod browser;
 mod cli_rules;
 mod common;
