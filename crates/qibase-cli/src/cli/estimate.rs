@@ -11,10 +11,9 @@
 
 use super::CliError;
 use crate::report::markdown::int as group;
-use qibase::game::{Game, Notation, TierKey, Tiers};
-use qibase::games::AnyGame;
-use qibase::solver::{check_limits, LimitError, MAX_IN_TIER_CHILDREN as MAX_COUNTER};
-use qibase::with_game;
+use qibase::game::TierKey;
+use qibase::games::VariantSizes;
+use qibase::solver::{LimitError, MAX_IN_TIER_CHILDREN as MAX_COUNTER, MAX_TIER_SLOTS};
 
 /// Solver bytes per slot of the tier being solved: one 16-bit state word
 /// (the packed value, or the counter of an undecided position).
@@ -71,7 +70,7 @@ impl Estimate {
     }
 
     fn disk(&self) -> u64 {
-        self.tiers.iter().map(|t| t.disk).sum()
+        self.tiers.iter().fold(0, |s, t| s.saturating_add(t.disk))
     }
 
     /// The one-line refusal of a solve here: over the solver's limits, or
@@ -94,54 +93,65 @@ impl Estimate {
     }
 }
 
-/// Sizes of every tier of `g` (or of the subset).
-pub fn estimate<G: Game>(g: &G, max_pieces: Option<u32>, max_moves: u32) -> Estimate {
-    let tiers: Vec<TierKey> = g.tiers(max_pieces);
+/// Sizes of every tier of `v` (or of the subset).
+pub fn estimate(v: &VariantSizes, max_pieces: Option<u32>) -> Estimate {
+    let tiers: Vec<TierKey> = v.tiers(max_pieces);
     let mut out = Estimate {
         tiers: Vec::new(),
         positions: 0,
         slots: 0,
-        max_moves,
+        max_moves: v.max_in_tier_moves(),
         refusal: None,
     };
     for &t in &tiers {
-        let slots = g.tier_size(t);
-        let deps: u64 = g.tier_deps(t).iter().map(|&d| g.tier_size(d)).sum();
-        let memory = BYTES_PER_SLOT * slots + BYTES_PER_DEP_SLOT * deps;
+        let slots = v.tier_size(t);
+        let deps = v
+            .tier_deps(t)
+            .iter()
+            .fold(0u64, |s, &d| s.saturating_add(v.tier_size(d)));
+        let memory = (BYTES_PER_SLOT.saturating_mul(slots))
+            .saturating_add(BYTES_PER_DEP_SLOT.saturating_mul(deps));
         out.tiers.push(TierEstimate {
-            name: g.tier_name(t),
+            name: v.tier_name(t),
             slots,
-            positions: g.tier_positions(t),
+            positions: v.tier_positions(t),
             memory,
-            memory_max: memory + queue_bytes_per_slot(slots) * slots,
-            disk: (slots as f64 * DISK_BITS_PER_SLOT / 8.0).ceil() as u64,
+            memory_max: memory.saturating_add(queue_bytes_per_slot(slots).saturating_mul(slots)),
+            disk: if slots == u64::MAX {
+                u64::MAX
+            } else {
+                (slots as f64 * DISK_BITS_PER_SLOT / 8.0) as u64
+            },
         });
-        out.positions += g.tier_positions(t);
-        out.slots += slots;
+        out.positions = out.positions.saturating_add(v.tier_positions(t));
+        out.slots = out.slots.saturating_add(slots);
     }
     out
 }
 
-/// A bound on the distinct in-tier (non-capturing) moves of any position.
-pub fn max_moves_bound(any: &AnyGame) -> u32 {
-    match any {
-        AnyGame::CannonChess(g) => g.max_in_tier_moves(),
-        AnyGame::Cannons(g) => g.max_in_tier_moves(),
-        // Three own pieces and the shared piece, at most six lines each.
-        AnyGame::Weiming(_) => 4 * 6,
-    }
-}
-
-/// The estimate of `any`, with the reason the solver cannot take it at
-/// all if it cannot ([`Estimate::fits_here`] adds this machine's memory).
-pub fn check(any: &AnyGame, max_pieces: Option<u32>) -> Estimate {
-    let max_moves = max_moves_bound(any);
-    let (id, mut e, limits) = with_game!(any, |g| (
-        g.id().to_string(),
-        estimate(g, max_pieces, max_moves),
-        check_limits(g, max_pieces, Some(max_moves))
-    ));
-    e.refusal = limits.err().map(|limit| refusal(&id, &limit));
+/// The estimate of `v`, with the reason the solver cannot take it at all
+/// if it cannot ([`Estimate::fits_here`] adds this machine's memory).
+pub fn check(v: &VariantSizes, max_pieces: Option<u32>) -> Estimate {
+    let mut e = estimate(v, max_pieces);
+    let too_large = v
+        .tiers(max_pieces)
+        .into_iter()
+        .find(|&t| v.tier_size(t) > MAX_TIER_SLOTS)
+        .map(|t| LimitError::TierTooLarge {
+            tier: v.tier_name(t),
+            slots: v.tier_size(t),
+        });
+    let limit = too_large.or(
+        (e.max_moves > MAX_COUNTER).then_some(LimitError::TooManyChildren {
+            tier: None,
+            children: e.max_moves,
+        }),
+    );
+    e.refusal = match (v.refusal(), limit) {
+        (Some(why), _) => Some(format!("{why}: it cannot be solved or played")),
+        (None, Some(limit)) => Some(refusal(v.id(), &limit)),
+        (None, None) => None,
+    };
     e
 }
 
@@ -150,7 +160,7 @@ fn refusal(id: &str, limit: &LimitError) -> String {
     match limit {
         LimitError::TierTooLarge { tier, slots } => format!(
             "{id} cannot be solved: tier {tier} has {} index slots, over the solver's limit of 2^46 ({}); try --max-pieces or a smaller variant",
-            group(*slots),
+            count(*slots),
             qibase::solver::MAX_TIER_SLOTS
         ),
         LimitError::TooManyChildren { children, .. } => format!(
@@ -160,8 +170,8 @@ fn refusal(id: &str, limit: &LimitError) -> String {
 }
 
 /// Print the estimate (the `--estimate` output).
-pub fn print(any: &AnyGame, e: &Estimate) {
-    let (id, title) = with_game!(any, |g| (g.id().to_string(), g.title().to_string()));
+pub fn print(v: &VariantSizes, e: &Estimate) {
+    let (id, title) = (v.id(), v.title());
     println!("{id} ({title})");
     println!(
         "{:>8} {:>16} {:>18} {:>12} {:>12}",
@@ -171,15 +181,15 @@ pub fn print(any: &AnyGame, e: &Estimate) {
         println!(
             "{:>8} {:>16} {:>18} {:>12} {:>12}",
             t.name,
-            group(t.slots),
-            group(t.positions),
+            count(t.slots),
+            count(t.positions),
             bytes(t.memory),
             bytes(t.disk)
         );
     }
     let (lo, hi) = e.memory();
     let largest = e.largest().map_or("none".to_string(), |t| {
-        format!("{} ({} slots)", t.name, group(t.slots))
+        format!("{} ({} slots)", t.name, count(t.slots))
     });
     let machine = match (mem_total(), mem_available()) {
         (Some(t), Some(a)) => format!("; this machine: {} total, {} available", bytes(t), bytes(a)),
@@ -188,14 +198,14 @@ pub fn print(any: &AnyGame, e: &Estimate) {
     println!(
         "estimate: {} tiers, {} positions, {} index slots, largest tier {largest}, memory {} to {} (with worst-case queues), disk at most {}{machine}; at most {} distinct moves a position (counter holds {MAX_COUNTER})",
         e.tiers.len(),
-        group(e.positions),
-        group(e.slots),
+        count(e.positions),
+        count(e.slots),
         bytes(lo),
         bytes(hi),
         bytes(e.disk()),
         e.max_moves
     );
-    match e.fits_here(&id) {
+    match e.fits_here(id) {
         Ok(()) => println!("fits this machine"),
         Err(why) => println!("does not fit: {}", why.message),
     }
@@ -216,7 +226,20 @@ fn mem_available() -> Option<u64> {
     meminfo("MemAvailable:")
 }
 
+/// A count with thousands separators; `u64::MAX` stands for a count that
+/// saturated (tiers of huge variants pass 2^64 slots).
+fn count(n: u64) -> String {
+    if n == u64::MAX {
+        "over 2^64".to_string()
+    } else {
+        group(n)
+    }
+}
+
 fn bytes(b: u64) -> String {
+    if b == u64::MAX {
+        return "over 2^64 bytes".to_string();
+    }
     const MIB: f64 = (1u64 << 20) as f64;
     if b as f64 >= 1024.0 * MIB {
         format!("{:.1} GiB", b as f64 / (1024.0 * MIB))
@@ -231,24 +254,51 @@ mod tests {
 
     #[test]
     fn sizes_and_limits() {
-        let any = AnyGame::from_id("three-cannons").unwrap();
-        let e = check(&any, Some(5));
+        let sizes = |spec: &str| VariantSizes::of(spec).unwrap();
+        let e = check(&sizes("three-cannons"), Some(5));
         assert!(e.fits_here("three-cannons").is_ok());
         assert_eq!(e.slots, 22_612_634);
         assert_eq!(e.positions, 163_037_800);
         assert_eq!(e.largest().unwrap().name, "k5");
         // k5 itself (2 B/slot) and k4 loaded (2 B/slot).
         assert_eq!(e.memory().0, 2 * 16_801_092 + 2 * 4_666_970);
-        // cannon chess on 32 points, 15 a side: tiers far over 2^32 slots.
-        let big = AnyGame::from_id("cannon-chess:board=8x4,pieces=15")
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(big.contains("numbering-table"), "{big}");
+        // Cannon chess on 32 points, 15 a side: numbering tables too large
+        // to build, tiers far over the solver's limit; still estimated.
+        let huge = check(&sizes("cannon-chess:board=8x4,pieces=15"), None);
+        let why = huge.refusal.as_deref().unwrap();
+        assert!(
+            why.contains("numbering-table") && why.contains("cannot be solved or played"),
+            "{why}"
+        );
+        assert_eq!(
+            huge.tiers.len(),
+            16 * 17 / 2,
+            "every a v b with 15 >= a >= b"
+        );
+        assert!(huge.slots > 1 << 46);
+        // The tier 1v1 of any grid: ordered pairs of points, one per
+        // orbit of the mover's point (the eight symmetries of the square
+        // board have 10 orbits of points on 8x8), times the 63 others.
+        let board64 = VariantSizes::of("cannon-chess:board=8x8,pieces=15").unwrap();
+        assert!(board64.refusal().is_some());
+        let t11 = board64
+            .tiers(Some(1))
+            .into_iter()
+            .find(|&t| board64.tier_name(t) == "1v1")
+            .unwrap();
+        assert_eq!(board64.tier_size(t11), 10 * 63);
+        // Past 2^64 slots: saturated, and said so.
+        let e64 = check(&board64, None);
+        assert_eq!(e64.slots, u64::MAX);
+        assert_eq!(count(e64.slots), "over 2^64");
+        assert_eq!(bytes(e64.disk()), "over 2^64 bytes");
+        assert!(e64.refusal.is_some());
+        // A mistake other than the tables' size is still an error.
+        assert!(VariantSizes::of("cannon-chess:board=9x9").is_err());
+        assert!(VariantSizes::of("cannon-chess:board=8x8,pieces=33").is_err());
         // Tiers over 2^32 slots: estimated with 8-byte queue entries, and
         // refused only for the memory they need.
-        let wide = AnyGame::from_id("cannon-chess:board=8x4,pieces=7").unwrap();
-        let e = check(&wide, None);
+        let e = check(&sizes("cannon-chess:board=8x4,pieces=7"), None);
         assert_eq!(e.refusal, None);
         let big = e.tiers.iter().find(|t| t.slots > 1 << 32).unwrap();
         assert_eq!(big.memory_max - big.memory, 8 * big.slots);

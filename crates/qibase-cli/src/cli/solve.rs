@@ -6,6 +6,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::{estimate, game_by_id, CliError, CliResult};
+use qibase::games::VariantSizes;
 use qibase::games::GAME_IDS;
 use qibase::solver::{peak_rss_bytes, solve_game, SolveOptions, TierReport};
 use qibase::with_game;
@@ -44,20 +45,25 @@ pub fn run(a: &SolveArgs) -> CliResult {
     if ids.is_empty() {
         return Err(CliError::input("name at least one game to solve, or --all"));
     }
+    // The estimate answers also for a variant too large to build.
+    let sizes = ids
+        .iter()
+        .map(|id| VariantSizes::of(id).map_err(CliError::from))
+        .collect::<Result<Vec<_>, _>>()?;
+    let estimates: Vec<_> = sizes
+        .iter()
+        .map(|v| estimate::check(v, a.max_pieces))
+        .collect();
+    if a.estimate {
+        for (v, e) in sizes.iter().zip(&estimates) {
+            estimate::print(v, e);
+        }
+        return Ok(());
+    }
     let games = ids
         .iter()
         .map(|id| game_by_id(id))
         .collect::<Result<Vec<_>, _>>()?;
-    let estimates: Vec<_> = games
-        .iter()
-        .map(|g| estimate::check(g, a.max_pieces))
-        .collect();
-    if a.estimate {
-        for (g, e) in games.iter().zip(&estimates) {
-            estimate::print(g, e);
-        }
-        return Ok(());
-    }
     // Refuse what cannot be solved here before anything is solved.
     for (id, e) in ids.iter().zip(&estimates) {
         e.fits_here(id)?;

@@ -46,18 +46,24 @@ impl AnyGame {
     /// [`SpecError::UnknownGame`] for an unknown id; as [`variant::split`]
     /// and each family's `set` and `build` for a bad variant.
     pub fn from_id(spec: &str) -> Result<AnyGame, SpecError> {
+        Self::from_id_with(spec, true)
+    }
+
+    /// [`from_id`](Self::from_id); with `tables` false, a game whose
+    /// numbering keeps its sizes only (see [`VariantSizes`]).
+    fn from_id_with(spec: &str, tables: bool) -> Result<AnyGame, SpecError> {
         let raw = variant::split(spec)?;
         if let Some(mut p) = CannonChessParams::preset(raw.base) {
             for (k, v) in raw.params {
                 p.set(k, v)?;
             }
-            return p.build().map(AnyGame::CannonChess);
+            return p.build_with(tables).map(AnyGame::CannonChess);
         }
         if let Some(mut p) = CannonsParams::preset(raw.base) {
             for (k, v) in raw.params {
                 p.set(k, v)?;
             }
-            return p.build().map(AnyGame::Cannons);
+            return p.build_with(tables).map(AnyGame::Cannons);
         }
         match raw.base {
             "weiming" if raw.params.is_empty() => Ok(AnyGame::Weiming(Weiming::new())),
@@ -92,6 +98,93 @@ impl AnyGame {
             AnyGame::CannonChess(g) => g.plausible_setups(),
             AnyGame::Cannons(g) => g.plausible_setups(),
             AnyGame::Weiming(_) => Vec::new(),
+        }
+    }
+}
+
+/// The tiers of a variant and their sizes, also of a variant too large to
+/// build: its numbering tables (one entry per point set of a piece kind)
+/// would not fit, but its tier sizes follow from counts alone (orbits of
+/// point sets by Burnside's lemma, times binomials). What `solve
+/// --estimate` needs, for every variant that parses.
+pub struct VariantSizes {
+    /// The game itself, or one built with counts only: either way only its
+    /// tier names, sizes and dependencies are asked of it here.
+    game: AnyGame,
+    refusal: Option<SpecError>,
+}
+
+impl VariantSizes {
+    /// The sizes of the variant `spec`.
+    ///
+    /// # Errors
+    ///
+    /// As [`AnyGame::from_id`], except that numbering tables too large to
+    /// build are not an error here but [`refusal`](Self::refusal).
+    pub fn of(spec: &str) -> Result<VariantSizes, SpecError> {
+        match AnyGame::from_id(spec) {
+            Ok(game) => Ok(VariantSizes {
+                game,
+                refusal: None,
+            }),
+            // Built without tables, only their size can have been the
+            // reason; any other mistake fails again.
+            Err(e) => Ok(VariantSizes {
+                game: AnyGame::from_id_with(spec, false)?,
+                refusal: Some(e),
+            }),
+        }
+    }
+
+    /// Why the variant cannot be built (so neither solved nor played): its
+    /// numbering tables would be too large. `None` for every other variant.
+    pub fn refusal(&self) -> Option<&SpecError> {
+        self.refusal.as_ref()
+    }
+
+    /// The canonical name.
+    pub fn id(&self) -> &str {
+        crate::with_game!(self.game, |g| crate::game::Tiers::id(g))
+    }
+
+    /// The title.
+    pub fn title(&self) -> &str {
+        crate::with_game!(self.game, |g| crate::game::Notation::title(g))
+    }
+
+    /// The tiers in solve order (or the closed subset, see
+    /// [`Tiers::tiers`](crate::game::Tiers::tiers)).
+    pub fn tiers(&self, max_pieces: Option<u32>) -> Vec<crate::game::TierKey> {
+        crate::with_game!(self.game, |g| crate::game::Tiers::tiers(g, max_pieces))
+    }
+
+    /// A tier's name.
+    pub fn tier_name(&self, t: crate::game::TierKey) -> String {
+        crate::with_game!(self.game, |g| crate::game::Tiers::tier_name(g, t))
+    }
+
+    /// A tier's index slots, saturating at `u64::MAX`.
+    pub fn tier_size(&self, t: crate::game::TierKey) -> u64 {
+        crate::with_game!(self.game, |g| crate::game::Tiers::tier_size(g, t))
+    }
+
+    /// The positions a tier's slots stand for, saturating at `u64::MAX`.
+    pub fn tier_positions(&self, t: crate::game::TierKey) -> u64 {
+        crate::with_game!(self.game, |g| crate::game::Tiers::tier_positions(g, t))
+    }
+
+    /// The tiers a tier's captures lead to.
+    pub fn tier_deps(&self, t: crate::game::TierKey) -> Vec<crate::game::TierKey> {
+        crate::with_game!(self.game, |g| crate::game::Tiers::tier_deps(g, t))
+    }
+
+    /// A bound on the distinct non-capturing moves of any position.
+    pub fn max_in_tier_moves(&self) -> u32 {
+        match &self.game {
+            AnyGame::CannonChess(g) => g.max_in_tier_moves(),
+            AnyGame::Cannons(g) => g.max_in_tier_moves(),
+            // Three own pieces and the shared piece, at most six lines each.
+            AnyGame::Weiming(_) => 4 * 6,
         }
     }
 }

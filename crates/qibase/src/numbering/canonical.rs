@@ -117,6 +117,23 @@ impl PairNumbering {
         }
     }
 
+    /// The sizes alone of the numbering on a `w` × `h` grid, with no table
+    /// built (class counts by Burnside's lemma): for estimating a variant
+    /// whose tables would be too large. Only [`classes`](Self::classes),
+    /// [`size`](Self::size) and [`slots`](Self::slots) may be asked of it;
+    /// ranking and unranking would index empty tables.
+    pub fn counts_only(w: u32, h: u32, a_max: u32) -> Self {
+        let sym = GridSymmetry::new(w, h);
+        let n = w * h;
+        PairNumbering {
+            n,
+            divisor: Box::new([[Divisor::new(1); 65]; 65]),
+            classes: SetClasses::counts_only(&sym, a_max.min(n)),
+            colex: ColexTable::new(n, 0),
+            sym,
+        }
+    }
+
     /// The symmetry group.
     pub fn symmetry(&self) -> &GridSymmetry {
         &self.sym
@@ -132,6 +149,12 @@ impl PairNumbering {
     #[inline]
     pub fn size(&self, m: u32, o: u32) -> u64 {
         self.classes.count(m) * binom(self.n - m, o)
+    }
+
+    /// [`size`](Self::size), saturating at `u64::MAX` (the sizes of a
+    /// numbering too large to build may not fit 64 bits).
+    pub fn slots(&self, m: u32, o: u32) -> u64 {
+        self.classes.count(m).saturating_mul(binom(self.n - m, o))
     }
 
     /// The index of (a, b) among the pairs of their sizes (`< size`).
@@ -370,6 +393,36 @@ mod tests {
             let big = (u32::MAX as u64 + 1) * 3 + 5;
             assert_eq!(div.div_rem(big), (big / d, big % d));
         }
+    }
+
+    /// The class counts by Burnside's lemma equal the counts of the built
+    /// tables, on square and oblong grids up to 64 points.
+    #[test]
+    fn counts_without_tables_equal_the_tables() {
+        for (w, h, m_max) in [
+            (3, 3, 9),
+            (4, 4, 8),
+            (5, 4, 7),
+            (5, 5, 6),
+            (6, 6, 4),
+            (8, 8, 3),
+            (7, 5, 4),
+            (11, 3, 3),
+            (1, 7, 7),
+        ] {
+            let built = PairNumbering::new(w, h, m_max, 2);
+            let counted = PairNumbering::counts_only(w, h, m_max);
+            for m in 0..=m_max {
+                assert_eq!(counted.classes(m), built.classes(m), "{w}x{h}, {m} points");
+                for o in 0..=2 {
+                    assert_eq!(counted.slots(m, o), built.size(m, o));
+                }
+            }
+        }
+        // Past what any table could hold: C(64, 32) / 8 classes at least.
+        let big = PairNumbering::counts_only(8, 8, 32);
+        assert!(big.classes(32) >= binom(64, 32) / 8);
+        assert_eq!(big.slots(15, 15), u64::MAX, "saturates");
     }
 
     /// Brute force on small grids: every pair's rank is shared exactly by

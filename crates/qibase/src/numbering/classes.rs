@@ -11,6 +11,43 @@
 use super::colex::{binom, next_subset, ColexTable};
 use super::symmetry::GridSymmetry;
 
+/// The number of orbits of m-point sets of the whole grid under its
+/// symmetry group, without listing a set: by Burnside's lemma, the mean
+/// over the symmetries of the sets each one fixes. A symmetry fixes a set
+/// exactly when the set is a union of its point cycles, so it fixes the
+/// coefficient of x^m in the product over its cycles of (1 + x^length).
+pub fn orbit_count(sym: &GridSymmetry, m: u32) -> u64 {
+    let (w, h) = sym.dims();
+    let n = (w * h) as usize;
+    if m as usize > n {
+        return 0;
+    }
+    let mut fixed: u128 = 0;
+    for s in 0..sym.len() {
+        let mut seen = vec![false; n];
+        // Sets fixed by s, by size: at most C(64, 32) < 2^63 each.
+        let mut poly = vec![0u128; n + 1];
+        poly[0] = 1;
+        for p in 0..n {
+            if seen[p] {
+                continue;
+            }
+            let mut len = 0;
+            let mut q = p;
+            while !seen[q] {
+                seen[q] = true;
+                q = sym.point(s, q as u32) as usize;
+                len += 1;
+            }
+            for k in (len..=n).rev() {
+                poly[k] += poly[k - len];
+            }
+        }
+        fixed += poly[m as usize];
+    }
+    (fixed / sym.len() as u128) as u64
+}
+
 /// Class tables for the sets of every size in `0..=m_max`.
 #[derive(Clone)]
 pub struct SetClasses {
@@ -82,6 +119,23 @@ impl SetClasses {
                 .push((c.rep.len() - c.class_base[m as usize]) as u64);
         }
         c
+    }
+
+    /// The class counts alone, by [`orbit_count`], with no table: for the
+    /// sizes of a numbering too large to build. Only [`count`](Self::count)
+    /// and [`m_max`](Self::m_max) may be asked of the result; every other
+    /// accessor would index an empty table.
+    pub fn counts_only(sym: &GridSymmetry, m_max: u32) -> Self {
+        SetClasses {
+            m_max,
+            info: Vec::new(),
+            set_base: Vec::new(),
+            rep: Vec::new(),
+            free: Vec::new(),
+            stabiliser: Vec::new(),
+            class_base: Vec::new(),
+            n_classes: (0..=m_max).map(|m| orbit_count(sym, m)).collect(),
+        }
     }
 
     /// Largest set size covered.

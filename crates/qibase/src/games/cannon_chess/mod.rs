@@ -156,6 +156,24 @@ impl CannonChess {
         max_side: u32,
         rules: CcRules,
     ) -> Result<Self, SpecError> {
+        Self::build(id, title, w, h, start, max_side, rules, true)
+    }
+
+    /// [`with_rules`](Self::with_rules); with `tables` false, the numbering
+    /// keeps its sizes only ([`PairNumbering::counts_only`]) and may be of
+    /// any size: such a game answers tier names, sizes and dependencies
+    /// and nothing that ranks a position (see [`crate::games::VariantSizes`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn build(
+        id: &str,
+        title: &str,
+        w: u32,
+        h: u32,
+        start: &str,
+        max_side: u32,
+        rules: CcRules,
+        tables: bool,
+    ) -> Result<Self, SpecError> {
         let unsupported = |message| Err(SpecError::Unsupported { message });
         if w == 0 || h == 0 || w > 26 || w * h > 64 {
             return unsupported(format!("unsupported board {w} × {h}"));
@@ -166,7 +184,7 @@ impl CannonChess {
             ));
         }
         let table: u64 = (0..=max_side).map(|m| binom(w * h, m)).sum();
-        if table > MAX_SET_TABLE {
+        if tables && table > MAX_SET_TABLE {
             return unsupported(format!(
                 "{max_side} pieces a side on {} points need {table} numbering-table entries (at most {MAX_SET_TABLE})",
                 w * h
@@ -193,7 +211,11 @@ impl CannonChess {
             tab: Box::new(Tables::new(w, h)),
             // Files shorter than three points never hold a shot.
             file3: if h >= 3 { 1 | 1 << w | 1 << (2 * w) } else { 0 },
-            num: PairNumbering::new(w, h, max_side, max_side),
+            num: if tables {
+                PairNumbering::new(w, h, max_side, max_side)
+            } else {
+                PairNumbering::counts_only(w, h, max_side)
+            },
         };
         let sp = g.parse_pos(start).map_err(|error| SpecError::BadSetup {
             game: id.to_string(),

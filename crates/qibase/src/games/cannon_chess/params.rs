@@ -170,6 +170,12 @@ impl CannonChessParams {
     /// (more pieces than the board holds, no default setup, too large a
     /// numbering table) or a given setup does not parse.
     pub fn build(&self) -> Result<CannonChess, SpecError> {
+        self.build_with(true)
+    }
+
+    /// [`build`](Self::build), with or without the numbering tables (see
+    /// [`CannonChess::build`]).
+    pub(crate) fn build_with(&self, tables: bool) -> Result<CannonChess, SpecError> {
         let name = self.name();
         if 2 * self.pieces > self.width * self.height {
             return Err(SpecError::Unsupported {
@@ -197,7 +203,7 @@ impl CannonChessParams {
                 format!("{} X", ranks.join("/"))
             }
         };
-        let g = CannonChess::with_rules(
+        let g = CannonChess::build(
             &name,
             &title,
             self.width,
@@ -205,6 +211,7 @@ impl CannonChessParams {
             &start,
             self.pieces,
             self.rules,
+            tables,
         )
         .map_err(|e| e.in_game(&name))?;
         let Some(setup) = &self.setup else {

@@ -60,13 +60,14 @@ impl Tiers for CannonChess {
     }
 
     fn tier_size(&self, t: TierKey) -> u64 {
+        // Saturating: an estimate may ask for tiers past 2^64 slots.
         let (a, b) = (t / 16, t % 16);
         if a == b {
-            self.half_size(a, b)
+            self.num.slots(a, b)
         } else {
             // The halves differ in size: classes(a)·C(n−a, b) and
             // classes(b)·C(n−b, a).
-            self.half_size(a, b) + self.half_size(b, a)
+            self.num.slots(a, b).saturating_add(self.num.slots(b, a))
         }
     }
 
@@ -75,9 +76,9 @@ impl Tiers for CannonChess {
         // either side to move.
         let (a, b) = (t / 16, t % 16);
         let n = self.n;
-        let placements = binom(n, a) * binom(n - a, b);
+        let placements = binom(n, a).saturating_mul(binom(n - a, b));
         let colourings = if a == b { 1 } else { 2 };
-        placements * colourings * 2
+        placements.saturating_mul(colourings * 2)
     }
 
     fn tier_deps(&self, t: TierKey) -> Vec<TierKey> {

@@ -122,6 +122,22 @@ impl Cannons {
         max_soldiers: u32,
         start: &str,
     ) -> Self {
+        Self::build(id, title, (w, h), n_cannons, max_soldiers, start, true)
+    }
+
+    /// [`new`](Self::new); with `tables` false, the numbering keeps its
+    /// sizes only ([`PairNumbering::counts_only`]): such a game answers tier
+    /// names, sizes and dependencies and nothing that ranks a position (see
+    /// [`crate::games::VariantSizes`]).
+    pub(crate) fn build(
+        id: &str,
+        title: &str,
+        (w, h): (u32, u32),
+        n_cannons: u32,
+        max_soldiers: u32,
+        start: &str,
+        tables: bool,
+    ) -> Self {
         let n = w * h;
         assert!(n <= 64 && (1..=26).contains(&w) && h >= 1);
         assert!(n_cannons >= 1 && n_cannons + max_soldiers <= n);
@@ -143,7 +159,11 @@ impl Cannons {
             rules: CannonsRules::PRESET,
             hash: 0,
             t: Box::new(Tables::new(w, h)),
-            num: PairNumbering::new(w, h, n_cannons, max_soldiers),
+            num: if tables {
+                PairNumbering::new(w, h, n_cannons, max_soldiers)
+            } else {
+                PairNumbering::counts_only(w, h, n_cannons)
+            },
         };
 
         g.start = g.parse_pos(start).expect("valid start position");

@@ -185,6 +185,12 @@ impl CannonsParams {
     /// (more pieces than points, no default setup, too large a numbering
     /// table) or a given setup does not parse.
     pub fn build(&self) -> Result<Cannons, SpecError> {
+        self.build_with(true)
+    }
+
+    /// [`build`](Self::build), with or without the numbering tables (see
+    /// [`Cannons::build`]).
+    pub(crate) fn build_with(&self, tables: bool) -> Result<Cannons, SpecError> {
         let name = self.name();
         let unsupported = |message| Err(SpecError::Unsupported { message });
         let n = self.width * self.height;
@@ -196,7 +202,7 @@ impl CannonsParams {
         }
         // The numbering keeps a table entry per cannon set of up to c points.
         let table: u64 = (0..=self.cannons).map(|m| binom(n, m)).sum();
-        if table > 40_000_000 {
+        if tables && table > 40_000_000 {
             return unsupported(format!(
                 "{name}: {} cannons on {n} points need {table} numbering-table entries (at most 40000000)",
                 self.cannons
@@ -223,14 +229,14 @@ impl CannonsParams {
             let list: Vec<String> = changed.iter().map(|(k, v)| format!("{k}={v}")).collect();
             format!("{} ({})", self.title, list.join(", "))
         };
-        let mut g = Cannons::new(
+        let mut g = Cannons::build(
             &name,
             &title,
-            self.width,
-            self.height,
+            (self.width, self.height),
             self.cannons,
             self.soldiers,
             &start,
+            tables,
         )
         .with_rules(self.rules, &name, &title);
         if let Some(setup) = &self.setup {

@@ -37,11 +37,14 @@ impl Tiers for Cannons {
     }
 
     fn tier_size(&self, t: TierKey) -> u64 {
-        self.num.size(self.n_cannons, t) * 2
+        // Saturating: an estimate may ask for tiers past 2^64 slots.
+        self.num.slots(self.n_cannons, t).saturating_mul(2)
     }
 
     fn tier_positions(&self, t: TierKey) -> u64 {
-        binom(self.n, self.n_cannons) * binom(self.n - self.n_cannons, t) * 2
+        binom(self.n, self.n_cannons)
+            .saturating_mul(binom(self.n - self.n_cannons, t))
+            .saturating_mul(2)
     }
 
     fn tier_deps(&self, t: TierKey) -> Vec<TierKey> {
