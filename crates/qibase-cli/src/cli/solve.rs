@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{estimate, game_by_id, CliError, CliResult};
+use super::{estimate, CliError, CliResult};
 use qibase::games::VariantSizes;
 use qibase::games::GAME_IDS;
 use qibase::solver::{peak_rss_bytes, solve_game, SolveOptions, TierReport};
@@ -60,14 +60,16 @@ pub fn run(a: &SolveArgs) -> CliResult {
         }
         return Ok(());
     }
-    let games = ids
-        .iter()
-        .map(|id| game_by_id(id))
-        .collect::<Result<Vec<_>, _>>()?;
     // Refuse what cannot be solved here before anything is solved.
     for (id, e) in ids.iter().zip(&estimates) {
         e.fits_here(id)?;
     }
+    // Built once, by the estimate; `fits_here` has refused
+    // the variants that cannot be built.
+    let games: Vec<_> = sizes
+        .into_iter()
+        .map(|v| v.into_game().expect("refused above"))
+        .collect();
     let pool = thread_pool(a.threads)?;
     let opts = SolveOptions {
         dir: a.dir.clone(),

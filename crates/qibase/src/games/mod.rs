@@ -142,6 +142,12 @@ impl VariantSizes {
         self.refusal.as_ref()
     }
 
+    /// The game itself, for every command: `None` when it could not be
+    /// built (see [`refusal`](Self::refusal)).
+    pub fn into_game(self) -> Option<AnyGame> {
+        self.refusal.is_none().then_some(self.game)
+    }
+
     /// The canonical name.
     pub fn id(&self) -> &str {
         crate::with_game!(self.game, |g| crate::game::Tiers::id(g))
