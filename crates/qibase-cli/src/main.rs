@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use qibase_cli::cli::{
-    engine, play, puzzles, query, report, rules, serve, solve, verify, CliError,
+    engine, pack, play, puzzles, query, report, rules, serve, solve, verify, CliError,
 };
 
 #[derive(Parser)]
@@ -35,6 +35,10 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Which tiers are on disk: slots, bits per used slot of each section, solve statistics.
     Info(verify::InfoArgs),
+    /// Write a game's tables in the compact format, for shipping (about 2 bits per used slot).
+    Pack(pack::PackArgs),
+    /// Restore the fast format from compact tables, byte for byte.
+    Unpack(pack::PackArgs),
     /// Write the research report of a solved game (markdown and SVG figures).
     Report(report::ReportArgs),
     /// Select puzzles from the tables (one move keeps the result) into a JSON file.
@@ -87,6 +91,8 @@ fn main() {
         Command::Query(a) => query::run(a),
         Command::Verify(a) => verify::verify(a),
         Command::Info(a) => verify::info(a),
+        Command::Pack(a) => pack::run(a, pack::Direction::Pack),
+        Command::Unpack(a) => pack::run(a, pack::Direction::Unpack),
         Command::Play(a) => play::run(a),
         Command::Bestmove(a) => engine::bestmove(a),
         Command::Engine(a) => engine::engine(a),

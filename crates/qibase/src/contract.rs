@@ -28,6 +28,8 @@
 //!   `lower_child_ranks` the lower-tier ones and the in-tier count, and
 //!   where `in_tier_children_may_share_slots` says no, no two in-tier
 //!   moves lead to one slot;
+//! * `slot_half`, where a tier has halves, differs between a position and
+//!   each of its in-tier children;
 //! * notation: positions and moves read back as themselves.
 //!
 //! [`check_values`] checks a solved closed subset: the value of every image
@@ -100,6 +102,8 @@ pub enum Clause {
     RankLists,
     /// A position or move does not read back as itself.
     Notation,
+    /// An in-tier move stays in its half of the tier (`slot_half`).
+    Halves,
     /// Solved values are not invariant under the symmetries.
     Values,
 }
@@ -619,7 +623,21 @@ fn check_moves<G: Game>(
             }
             continue;
         }
-        sc.in_tier.push(g.rank(t, &c));
+        let rc = g.rank(t, &c);
+        sc.in_tier.push(rc);
+        // A move that stays in the tier changes its half, if it has halves.
+        let (hx, hc) = (g.slot_half(t, g.rank(t, x)), g.slot_half(t, rc));
+        if hx.is_some() != hc.is_some() || (hx.is_some() && hx == hc) {
+            return fail(
+                Clause::Halves,
+                format!(
+                    "move {} of {} (half {hx:?}) leads to {} (half {hc:?})",
+                    g.format_move(&m),
+                    fx(),
+                    g.format_pos(&c)
+                ),
+            );
+        }
         // The un-moves of the child must lead back to x.
         sc.back.clear();
         g.unmoves(&c, &mut sc.back);

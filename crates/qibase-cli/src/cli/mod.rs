@@ -4,6 +4,7 @@ use std::fmt;
 
 pub mod engine;
 pub mod estimate;
+pub mod pack;
 pub mod play;
 pub mod progress;
 pub mod puzzles;

@@ -7,6 +7,7 @@ mod big_boards;
 mod browser;
 mod cli_rules;
 mod common;
+mod compact;
 mod engine;
 mod play;
 mod puzzles;

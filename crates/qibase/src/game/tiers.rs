@@ -146,6 +146,20 @@ pub trait Tiers: Rules {
         true
     }
 
+    /// Which of tier `t`'s two halves slot `i` is in, for a tier that
+    /// splits in two halves such that every move staying in the tier leads
+    /// from one half to the other (in effect, by the side to move). The
+    /// compact tablebase format keeps the remoteness of one half only and
+    /// recovers the other half's by a one-ply search. `None` (the
+    /// default): the tier has no such halves, and the compact format keeps
+    /// the remoteness of every slot. Lookups call it: it must be cheap. The
+    /// contract checker checks that in-tier moves change the half.
+    #[inline]
+    fn slot_half(&self, t: TierKey, i: u64) -> Option<bool> {
+        let _ = (t, i);
+        None
+    }
+
     /// The ranks in tier `t` of the [`unmoves`](Self::unmoves) of `p`,
     /// appended to `out`; `parents` is scratch. Duplicates are allowed.
     /// The default ranks each un-move ([`unmove_ranks_by_unmoves`]); a

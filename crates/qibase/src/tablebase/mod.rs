@@ -30,6 +30,7 @@
 
 mod cache;
 mod codec;
+pub mod compact;
 mod error;
 mod file;
 mod probe;
@@ -200,6 +201,7 @@ mod tests {
             WriteOptions {
                 block_size: 1,
                 wide_offsets: true,
+                ..WriteOptions::default()
             },
         ] {
             let len = write_tier_with(&path, &meta(n), &values, &opts).unwrap();

@@ -145,6 +145,15 @@ impl Tiers for CannonChess {
         self.lower_child_ranks_fast(p, moves, out)
     }
 
+    /// The half where the side with more pieces moves, then the other; a
+    /// tier of equal counts has one half only (a colour swap maps each
+    /// side to move onto the other).
+    #[inline]
+    fn slot_half(&self, t: TierKey, i: u64) -> Option<bool> {
+        let (a, b) = (t / 16, t % 16);
+        (a != b).then(|| i >= self.half_size(a, b))
+    }
+
     #[inline]
     fn in_tier_children_may_share_slots(&self, p: &CcPos) -> bool {
         self.children_may_share_slots(p)

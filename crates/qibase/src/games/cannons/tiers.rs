@@ -96,6 +96,12 @@ impl Tiers for Cannons {
         self.lower_child_ranks_fast(p, moves, out)
     }
 
+    /// The side to move is the slot's lowest bit (see numbering.rs).
+    #[inline]
+    fn slot_half(&self, _t: TierKey, i: u64) -> Option<bool> {
+        Some(i & 1 == 1)
+    }
+
     #[inline]
     fn in_tier_children_may_share_slots(&self, p: &CannonsPos) -> bool {
         self.children_may_share_slots(p)

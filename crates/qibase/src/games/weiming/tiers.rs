@@ -68,6 +68,13 @@ impl Tiers for Weiming {
         (((p.s as u64 * 56 + xr) * 10 + or) * 2 + side) * 2 + p.locked as u64
     }
 
+    /// Every move passes the turn: the halves are the sides to move (bit 1
+    /// of the index).
+    #[inline]
+    fn slot_half(&self, _t: TierKey, i: u64) -> Option<bool> {
+        Some((i >> 1) & 1 == 1)
+    }
+
     fn unrank(&self, _t: TierKey, i: u64) -> WeimingPos {
         let locked = i & 1 == 1;
         let side = if (i >> 1) & 1 == 0 {

@@ -108,6 +108,86 @@ impl TierModel {
         (join(&wdl), rem)
     }
 
+    /// The compact format's two streams of one block, coded apart: the
+    /// WDL symbols `ws` (draw 0, loss 1, win 2) and the remoteness of
+    /// `values` at the slots that `ws_rem` marks as a win or a loss (a
+    /// slot whose remoteness is not kept is a draw in `ws_rem`). Either
+    /// stream is empty when it has nothing to hold.
+    pub fn encode_split(&self, ws: &[u8], values: &[Packed], ws_rem: &[u8]) -> (Vec<u8>, Vec<u8>) {
+        if ws.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        let wdl: Vec<Vec<u8>> = ws.chunks(PART).map(|w| self.encode_quads(w)).collect();
+        let rem: Vec<Vec<u8>> = values
+            .chunks(PART)
+            .zip(ws_rem.chunks(PART))
+            .map(|(v, w)| rice::encode(v, w))
+            .collect();
+        let rem = if rem.iter().all(Vec::is_empty) {
+            Vec::new()
+        } else {
+            join(&rem)
+        };
+        (join(&wdl), rem)
+    }
+
+    /// Decode every WDL symbol of a block of `out.len()` slots coded by
+    /// [`TierModel::encode_split`], checking each part's end.
+    ///
+    /// # Errors
+    /// A [`CodecError`] if the stream is not one the encoder makes.
+    pub fn decode_split_wdl(&self, wdl: &[u8], out: &mut [u8]) -> Result<(), CodecError> {
+        let len = out.len();
+        if len == 0 {
+            return Ok(());
+        }
+        let parts = Parts::parse(wdl, len.div_ceil(PART))?;
+        for (k, o) in out.chunks_mut(PART).enumerate() {
+            self.decode_part_wdl(parts.get(k), o.len(), o)
+                .map_err(|e| CodecError::from(e).in_part(k))?;
+        }
+        Ok(())
+    }
+
+    /// Decode the kept remoteness of a block coded by
+    /// [`TierModel::encode_split`]: `ws_rem` marks the slots that have
+    /// one (as the encoder's), whose values are written to `out` (the
+    /// others are left as they are). Every part's end is checked.
+    ///
+    /// # Errors
+    /// A [`CodecError`] if the stream is not one the encoder makes for
+    /// these symbols.
+    pub fn decode_split_rem(
+        rem: &[u8],
+        ws_rem: &[u8],
+        out: &mut [Packed],
+    ) -> Result<(), CodecError> {
+        let len = ws_rem.len();
+        let any = ws_rem.iter().any(|&x| x != WDL_DRAW);
+        if rem.is_empty() || !any {
+            return match (rem.is_empty(), any) {
+                (true, true) => Err(CodecProblem::MissingRemoteness.into()),
+                (false, false) => Err(CodecProblem::NeedlessRemoteness.into()),
+                _ => Ok(()),
+            };
+        }
+        let parts = Parts::parse(rem, len.div_ceil(PART))?;
+        for (k, (w, o)) in ws_rem.chunks(PART).zip(out.chunks_mut(PART)).enumerate() {
+            let bytes = parts.get(k);
+            let r = if bytes.is_empty() {
+                if w.iter().any(|&x| x != WDL_DRAW) {
+                    Err(CodecProblem::MissingRemoteness)
+                } else {
+                    Ok(())
+                }
+            } else {
+                rice::decode(bytes, w, o, true)
+            };
+            r.map_err(|e| CodecError::from(e).in_part(k))?;
+        }
+        Ok(())
+    }
+
     /// One part's WDL symbols as quads on two lanes, or as the one byte
     /// of a constant part.
     fn encode_quads(&self, ws: &[u8]) -> Vec<u8> {

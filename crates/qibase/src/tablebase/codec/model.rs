@@ -146,6 +146,16 @@ impl Counts {
         }
     }
 
+    /// Count the quads of one block given as WDL symbols (the compact
+    /// format's stored symbols), part by part as [`Counts::add_block`].
+    pub fn add_symbols(&mut self, ws: &[u8]) {
+        for part in ws.chunks(super::PART) {
+            if constant(part).is_none() {
+                quad_steps(part, |c, s| self.wdl[c][s] += 1);
+            }
+        }
+    }
+
     /// The frequencies to store (see [`normalize_compact_all`]).
     pub fn spec(&self) -> ModelSpec {
         ModelSpec {

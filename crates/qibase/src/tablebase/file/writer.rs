@@ -27,6 +27,10 @@ pub struct WriteOptions {
     /// format 6) even where format 5's 32-bit offsets would do. Only
     /// tests need it: it is chosen by itself where the sections need it.
     pub wide_offsets: bool,
+    /// Record this encoding's time in the header (`stats.write_seconds`);
+    /// `false` keeps the one in the given meta, so that `unpack` gives
+    /// back the packed file byte for byte.
+    pub record_write_time: bool,
 }
 
 /// Chosen by measurement, see docs/tablebase-format.md.
@@ -37,6 +41,7 @@ impl Default for WriteOptions {
         WriteOptions {
             block_size: DEFAULT_BLOCK_SIZE,
             wide_offsets: false,
+            record_write_time: true,
         }
     }
 }
@@ -123,7 +128,9 @@ pub fn encode_tier(
     }
     let index = encode_index(&entries);
     let mut meta = meta.clone();
-    meta.stats.write_seconds = t0.elapsed().as_secs_f64();
+    if opts.record_write_time {
+        meta.stats.write_seconds = t0.elapsed().as_secs_f64();
+    }
     let header = Header {
         meta,
         block_size: bs as u32,

@@ -1,0 +1,285 @@
+//! The compact format: `pack` then `unpack` gives back every fast file
+//! byte for byte on closed subsets of every game; every compact tier
+//! resolves to the solver's values; damage is an error naming the file,
+//! never a wrong value; the commands refuse bad input in one line.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{qibase, temp_dir};
+use qibase::game::{Game, TierKey, Tiers};
+use qibase::games::{AnyGame, CannonChess, Cannons, Weiming};
+use qibase::solver::{solve_game, Lower, SolveOptions};
+use qibase::tablebase::compact::{self, compact_path, CompactFile};
+use qibase::tablebase::{tier_path, TbError, TierStore};
+use qibase::value::Packed;
+use qibase::with_game;
+
+/// Solve the closed subset of `g` into `dir` (the fast format).
+fn solve_into<G: Game>(g: &G, dir: &Path, max_pieces: Option<u32>) {
+    let opts = SolveOptions {
+        dir: dir.to_path_buf(),
+        max_pieces,
+    };
+    solve_game(g, &opts, &()).unwrap();
+}
+
+/// Pack, check every tier against the fast values, unpack, compare bytes.
+fn round_trip<G: Game>(g: &G, max_pieces: Option<u32>, name: &str) -> (u64, [u64; 3]) {
+    let root = temp_dir(name);
+    let (fast, packed, back) = (root.join("fast"), root.join("packed"), root.join("back"));
+    solve_into(g, &fast, max_pieces);
+    let report = compact::pack(g, &fast, &packed, &mut |_| {}).unwrap();
+    let tiers = g.tiers(max_pieces);
+    assert_eq!(report.len(), tiers.len());
+    // Every tier resolves to the fast file's values, halves and all.
+    let store = TierStore::new(g, &fast);
+    let mut halves = 0;
+    for &t in &tiers {
+        let c = CompactFile::open(
+            &compact_path(&packed, g.id(), &g.tier_name(t)),
+            g.id(),
+            g.rules_hash(),
+            t,
+        )
+        .unwrap();
+        halves += c.header().kept_half.is_some() as u32;
+        let deps: Vec<(TierKey, Vec<Packed>)> = g
+            .tier_deps(t)
+            .into_iter()
+            .map(|d| (d, store.load(d).unwrap()))
+            .collect();
+        let mut lower = Lower::new();
+        for (d, v) in &deps {
+            lower.add(*d, v);
+        }
+        assert_eq!(c.resolve(g, &lower).unwrap(), store.load(t).unwrap());
+    }
+    assert!(halves > 0, "{name}: some tier keeps one half only");
+    // Packing again finds everything done.
+    let again = compact::pack(g, &fast, &packed, &mut |_| {}).unwrap();
+    assert!(again.iter().all(|r| r.kept));
+    let unpacked = compact::unpack(g, &packed, &back, &mut |_| {}).unwrap();
+    assert!(unpacked.iter().all(|r| !r.kept));
+    for &t in &tiers {
+        let a = std::fs::read(tier_path(&fast, g.id(), &g.tier_name(t))).unwrap();
+        let b = std::fs::read(tier_path(&back, g.id(), &g.tier_name(t))).unwrap();
+        assert!(
+            a == b,
+            "{name}: tier {} differs after the round trip",
+            g.tier_name(t)
+        );
+    }
+    let used = report.iter().map(|r| r.used).sum();
+    let bytes = report.iter().fold([0; 3], |mut s, r| {
+        for (x, y) in s.iter_mut().zip(r.compact_bytes) {
+            *x += y;
+        }
+        s
+    });
+    let _ = std::fs::remove_dir_all(&root);
+    (used, bytes)
+}
+
+#[test]
+fn pack_unpack_round_trip_on_every_game() {
+    round_trip(&Weiming::new(), None, "cp-weiming");
+    let (used, [_, w, r]) = round_trip(&CannonChess::standard(), Some(4), "cp-cc");
+    // The compact tables are far smaller than 16 bits a slot, and the
+    // WDL part smaller than the remoteness part.
+    assert!(
+        8 * (w + r) < 4 * used,
+        "{} bits per slot",
+        8.0 * (w + r) as f64 / used as f64
+    );
+    round_trip(&CannonChess::four_by_four(), Some(3), "cp-cc44");
+    round_trip(&Cannons::two_cannons(), Some(4), "cp-two");
+    round_trip(&Cannons::three_cannons(), Some(5), "cp-three");
+}
+
+/// A packed copy of a small cannon-chess subset: (fast dir, compact dir).
+fn packed_copy(name: &str) -> (PathBuf, PathBuf, CannonChess) {
+    let g = CannonChess::standard();
+    let root = temp_dir(name);
+    let (fast, packed) = (root.join("fast"), root.join("packed"));
+    solve_into(&g, &fast, Some(3));
+    compact::pack(&g, &fast, &packed, &mut |_| {}).unwrap();
+    (fast, packed, g)
+}
+
+/// A change to a file's bytes.
+type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+
+/// Every kind of damage to a compact file is an error naming the file:
+/// `unpack` writes no wrong table.
+#[test]
+fn damaged_compact_files_are_errors_never_values() {
+    let (_fast, packed, g) = packed_copy("cp-damage");
+    let t = *g.tiers(Some(3)).last().unwrap();
+    let path = compact_path(&packed, g.id(), &g.tier_name(t));
+    let good = std::fs::read(&path).unwrap();
+    let c = CompactFile::open(&path, g.id(), g.rules_hash(), t).unwrap();
+    let [head, wdl, _] = c.sizes();
+    drop(c);
+    let out = packed.parent().unwrap().join("out");
+    let cases: Vec<(&str, Damage)> = vec![
+        ("bad magic", Box::new(|b| b[0] ^= 1)),
+        ("header", Box::new(|b| b[20] ^= 0x10)),
+        ("truncated", Box::new(|b| b.truncate(b.len() - 3))),
+        ("trailing", Box::new(|b| b.push(0))),
+        (
+            "WDL block",
+            Box::new(move |b| b[(head + wdl) as usize - 2] ^= 4),
+        ),
+        (
+            "remoteness block",
+            Box::new(|b| {
+                let n = b.len();
+                b[n - 2] ^= 4
+            }),
+        ),
+    ];
+    for (what, damage) in cases {
+        let mut bytes = good.clone();
+        damage(&mut bytes);
+        std::fs::write(&path, &bytes).unwrap();
+        let _ = std::fs::remove_dir_all(&out);
+        let e = compact::unpack(&g, &packed, &out, &mut |_| {}).unwrap_err();
+        assert!(matches!(e, TbError::Corrupt { .. }), "{what}: {e}");
+        assert!(
+            e.to_string().starts_with(&path.display().to_string()),
+            "{what}: {e}"
+        );
+        assert!(
+            !tier_path(&out, g.id(), &g.tier_name(t)).exists(),
+            "{what}: a damaged tier was unpacked"
+        );
+    }
+    // Another version, another game's file.
+    let mut bytes = good.clone();
+    bytes[8] = 9;
+    std::fs::write(&path, &bytes).unwrap();
+    let e = compact::unpack(&g, &packed, &out, &mut |_| {}).unwrap_err();
+    assert!(matches!(e, TbError::Version { found: 9, .. }), "{e}");
+    std::fs::write(&path, &good).unwrap();
+    let other = CannonChess::four_by_four();
+    let e = CompactFile::open(&path, other.id(), other.rules_hash(), t)
+        .err()
+        .unwrap();
+    assert!(matches!(e, TbError::Foreign { .. }), "{e}");
+    // Undamaged, it unpacks.
+    compact::unpack(&g, &packed, &out, &mut |_| {}).unwrap();
+    let _ = std::fs::remove_dir_all(packed.parent().unwrap());
+}
+
+/// A stale or damaged output is replaced, not kept: `pack` redoes a tier
+/// whose compact file does not match its fast file.
+#[test]
+fn pack_redoes_a_tier_whose_output_does_not_match() {
+    let (fast, packed, g) = packed_copy("cp-resume");
+    let t = *g.tiers(Some(3)).last().unwrap();
+    let path = compact_path(&packed, g.id(), &g.tier_name(t));
+    let good = std::fs::read(&path).unwrap();
+    let mut bytes = good.clone();
+    let n = bytes.len();
+    bytes[n - 1] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let first = *g.tiers(Some(3)).first().unwrap();
+    std::fs::remove_file(compact_path(&packed, g.id(), &g.tier_name(first))).unwrap();
+    let report = compact::pack(&g, &fast, &packed, &mut |_| {}).unwrap();
+    let redone: Vec<&str> = report
+        .iter()
+        .filter(|r| !r.kept)
+        .map(|r| r.name.as_str())
+        .collect();
+    // The header still matches: a damaged block is found by unpack's
+    // checks, not by pack's resume (which reads headers only).
+    assert_eq!(redone, [g.tier_name(first)]);
+    let _ = std::fs::remove_dir_all(packed.parent().unwrap());
+}
+
+#[test]
+fn pack_and_unpack_commands() {
+    let root = temp_dir("cp-cli");
+    let (fast, packed, back) = (root.join("fast"), root.join("packed"), root.join("back"));
+    let s = |p: &PathBuf| p.display().to_string();
+    let any = AnyGame::from_id("two-cannons").unwrap();
+    with_game!(any, |g| solve_into(g, &fast, Some(3)));
+    let out = qibase(&[
+        "pack",
+        "two-cannons",
+        "--dir",
+        &s(&fast),
+        "--out",
+        &s(&packed),
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("packed 4 tiers of two-cannons"),
+        "{text}"
+    );
+    let out = qibase(&[
+        "unpack",
+        "two-cannons",
+        "--dir",
+        &s(&packed),
+        "--out",
+        &s(&back),
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Bad input: one line on stderr, exit code 1.
+    for args in [
+        vec![
+            "pack",
+            "two-cannons",
+            "--dir",
+            &s(&back),
+            "--out",
+            &s(&back),
+        ],
+        vec![
+            "pack",
+            "no-such-game",
+            "--dir",
+            &s(&fast),
+            "--out",
+            &s(&packed),
+        ],
+        vec![
+            "pack",
+            "cannon-chess",
+            "--dir",
+            &s(&fast),
+            "--out",
+            &s(&packed),
+        ],
+        vec![
+            "unpack",
+            "two-cannons",
+            "--dir",
+            &s(&fast),
+            "--out",
+            &s(&back),
+        ],
+    ] {
+        let out = qibase(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

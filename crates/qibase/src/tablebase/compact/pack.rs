@@ -1,0 +1,266 @@
+//! `pack` and `unpack`: a game's tiers from the fast format to the compact
+//! one and back, tier by tier in solve order, each tier resumable.
+//!
+//! Both hold in memory the true values of the lower tiers that later tiers
+//! still need, and check everything they can:
+//!
+//! * `pack` reads each fast file whole (every block checksum), encodes it,
+//!   writes the compact file atomically, then resolves the written file
+//!   back and compares every slot with the fast file's values;
+//! * `unpack` resolves each compact file (every block checksum), writes
+//!   the fast file atomically, and compares its bytes' checksum with the
+//!   one of the packed original recorded in the compact header.
+//!
+//! A tier whose output is already there and matches (the compact header
+//! names the fast file's checksum) is not written again.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use xxhash_rust::xxh3::Xxh3;
+
+use super::file::{compact_path, CompactFile};
+use super::tier::{encode_tier, FastOrigin, COMPACT_BLOCK_SIZE};
+use crate::game::{Game, TierKey, Tiers};
+use crate::solver::Lower;
+use crate::tablebase::{tier_path, write_tier_with, TbError, TierFile, TierStore, WriteOptions};
+use crate::value::Packed;
+
+/// What `pack` or `unpack` did with one tier.
+#[derive(Clone, Debug)]
+pub struct TierPacking {
+    /// The tier.
+    pub tier: TierKey,
+    /// Its name.
+    pub name: String,
+    /// Used slots (slots holding a position).
+    pub used: u64,
+    /// Bytes of the fast file.
+    pub fast_bytes: u64,
+    /// Bytes of the compact file's header, WDL part and remoteness part.
+    pub compact_bytes: [u64; 3],
+    /// The output was already there and matched: not written again.
+    pub kept: bool,
+    /// Seconds this tier took.
+    pub seconds: f64,
+}
+
+/// Length and xxh3-64 of a whole file.
+fn file_checksum(path: &Path) -> Result<(u64, u64), TbError> {
+    let mut f =
+        std::fs::File::open(path).map_err(|e| TbError::io(path, "cannot open tier file", e))?;
+    let mut h = Xxh3::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        let n = f
+            .read(&mut buf)
+            .map_err(|e| TbError::io(path, "cannot read tier file", e))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        len += n as u64;
+    }
+    Ok((len, h.digest()))
+}
+
+/// The tiers of `g` in solve order that have a file under `has`, with the
+/// index of the last tier that needs each one (as a dependency or itself).
+fn plan<G: Tiers>(
+    g: &G,
+    has: impl Fn(TierKey) -> bool,
+    missing: impl Fn(TierKey) -> TbError,
+) -> Result<(Vec<TierKey>, HashMap<TierKey, usize>), TbError> {
+    let all = g.tiers(None);
+    let tiers: Vec<TierKey> = all.iter().copied().filter(|&t| has(t)).collect();
+    if tiers.is_empty() {
+        return Err(missing(all[0]));
+    }
+    let mut last = HashMap::new();
+    for (k, &t) in tiers.iter().enumerate() {
+        last.insert(t, k);
+        for d in g.tier_deps(t) {
+            if !has(d) {
+                return Err(missing(d));
+            }
+            last.insert(d, k);
+        }
+    }
+    Ok((tiers, last))
+}
+
+/// Drop the values no tier after the `k`-th needs.
+fn forget(held: &mut HashMap<TierKey, Vec<Packed>>, last: &HashMap<TierKey, usize>, k: usize) {
+    held.retain(|t, _| last.get(t).is_some_and(|&l| l > k));
+}
+
+/// Pack every tier of `g` found in `src` (fast format) into `out`
+/// (compact format), calling `done` after each tier.
+///
+/// # Errors
+/// [`TbError::NotSolved`] if `src` holds no tier of `g` or lacks a tier
+/// another one depends on; the errors of reading the fast files and of
+/// writing the compact ones; [`TbError::Corrupt`] naming the written file
+/// if it does not resolve back to the fast file's values (it is removed).
+pub fn pack<G: Game>(
+    g: &G,
+    src: &Path,
+    out: &Path,
+    done: &mut dyn FnMut(&TierPacking),
+) -> Result<Vec<TierPacking>, TbError> {
+    let store = TierStore::new(g, src);
+    let (tiers, last) = plan(
+        g,
+        |t| store.has_file(t),
+        |t| {
+            store.open(t).err().unwrap_or_else(|| {
+                TbError::corrupt(&store.path(t), "tier file vanished while packing")
+            })
+        },
+    )?;
+    let mut held: HashMap<TierKey, Vec<Packed>> = HashMap::new();
+    let mut report = Vec::new();
+    for (k, &t) in tiers.iter().enumerate() {
+        let t0 = Instant::now();
+        let fast = store.open(t)?;
+        let (fast_len, fast_sum) = file_checksum(fast.path())?;
+        let dest = compact_path(out, g.id(), &g.tier_name(t));
+        let used = fast.meta().positions - fast.meta().stats.unused;
+        let existing = CompactFile::open(&dest, g.id(), g.rules_hash(), t)
+            .ok()
+            .filter(|c| c.header().fast_checksum == fast_sum && c.header().fast_len == fast_len);
+        let values = fast.read_all()?;
+        let (sizes, kept) = match existing {
+            Some(c) => (c.sizes(), true),
+            None => {
+                let mut lower = Lower::new();
+                for d in g.tier_deps(t) {
+                    lower.add(d, &held[&d]);
+                }
+                let origin = FastOrigin {
+                    meta: fast.meta().clone(),
+                    block_size: fast.block_size(),
+                    len: fast_len,
+                    checksum: fast_sum,
+                };
+                let enc = encode_tier(g, t, &values, &lower, &origin, COMPACT_BLOCK_SIZE);
+                let sizes = enc.write(&dest)?;
+                let check = CompactFile::open(&dest, g.id(), g.rules_hash(), t)
+                    .and_then(|c| c.resolve(g, &lower));
+                let same = check.as_ref().is_ok_and(|back| *back == values);
+                if !same {
+                    let _ = std::fs::remove_file(&dest);
+                    return Err(check.err().unwrap_or_else(|| {
+                        TbError::corrupt(
+                            &dest,
+                            "the packed tier does not resolve to the fast file's values (removed)",
+                        )
+                    }));
+                }
+                (sizes, false)
+            }
+        };
+        held.insert(t, values);
+        forget(&mut held, &last, k);
+        let r = TierPacking {
+            tier: t,
+            name: g.tier_name(t),
+            used,
+            fast_bytes: fast_len,
+            compact_bytes: sizes,
+            kept,
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        done(&r);
+        report.push(r);
+    }
+    Ok(report)
+}
+
+/// Unpack every tier of `g` found in `src` (compact format) into `out`
+/// (fast format), calling `done` after each tier.
+///
+/// # Errors
+/// [`TbError::NotSolved`] if `src` holds no compact tier of `g` or lacks
+/// one another one depends on; the errors of reading the compact files
+/// and writing the fast ones; [`TbError::Corrupt`] if an unpacked file is
+/// not the packed original byte for byte (it is removed).
+pub fn unpack<G: Game>(
+    g: &G,
+    src: &Path,
+    out: &Path,
+    done: &mut dyn FnMut(&TierPacking),
+) -> Result<Vec<TierPacking>, TbError> {
+    let path_of = |t: TierKey| compact_path(src, g.id(), &g.tier_name(t));
+    let (tiers, last) = plan(
+        g,
+        |t| path_of(t).exists(),
+        |t| TbError::NotSolved {
+            path: path_of(t),
+            tier: format!("compact tier {} of {}", g.tier_name(t), g.id()),
+            command: format!("qibase pack {}", g.id()),
+        },
+    )?;
+    let mut held: HashMap<TierKey, Vec<Packed>> = HashMap::new();
+    let mut report = Vec::new();
+    for (k, &t) in tiers.iter().enumerate() {
+        let t0 = Instant::now();
+        let c = CompactFile::open(&path_of(t), g.id(), g.rules_hash(), t)?;
+        let h = c.header().clone();
+        if h.meta.positions != g.tier_size(t) {
+            return Err(TbError::foreign(
+                c.path(),
+                format!(
+                    "file has {} positions but tier {} has {}: made by another qibase",
+                    h.meta.positions,
+                    g.tier_name(t),
+                    g.tier_size(t)
+                ),
+            ));
+        }
+        let dest: PathBuf = tier_path(out, g.id(), &g.tier_name(t));
+        let matches =
+            dest.exists() && file_checksum(&dest).is_ok_and(|x| x == (h.fast_len, h.fast_checksum));
+        let values = if matches {
+            TierFile::open(&dest, g.id(), g.rules_hash(), t)?.read_all()?
+        } else {
+            let mut lower = Lower::new();
+            for d in g.tier_deps(t) {
+                lower.add(d, &held[&d]);
+            }
+            let values = c.resolve(g, &lower)?;
+            let opts = WriteOptions {
+                block_size: h.fast_block_size,
+                record_write_time: false,
+                ..WriteOptions::default()
+            };
+            write_tier_with(&dest, &h.meta, &values, &opts)?;
+            if file_checksum(&dest)? != (h.fast_len, h.fast_checksum) {
+                let _ = std::fs::remove_file(&dest);
+                return Err(TbError::corrupt(
+                    c.path(),
+                    "unpacks to a file that is not the packed original (removed)",
+                ));
+            }
+            values
+        };
+        let used = h.meta.positions - h.meta.stats.unused;
+        held.insert(t, values);
+        forget(&mut held, &last, k);
+        let r = TierPacking {
+            tier: t,
+            name: g.tier_name(t),
+            used,
+            fast_bytes: h.fast_len,
+            compact_bytes: c.sizes(),
+            kept: matches,
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        done(&r);
+        report.push(r);
+    }
+    Ok(report)
+}

@@ -1,0 +1,316 @@
+//! A whole tier in the compact format: encoding it from its true values,
+//! and resolving it back to them.
+//!
+//! Resolving takes two passes. First every slot whose remoteness is kept
+//! (the kept half, or every slot of a tier without halves): the rules,
+//! or the better of its best capture and its stored value. Then the other
+//! half, by a one-ply search: every move either captures into a lower
+//! tier or lands in the kept half, which the first pass has resolved.
+
+use rayon::prelude::*;
+
+use super::encode::{choose_remoteness, choose_symbols, needs, Need};
+use super::file::{CompactEncoded, CompactFile, CompactHeader};
+use crate::game::{TierKey, Tiers};
+use crate::solver::{derive_value, Lower};
+use crate::tablebase::codec::model::{Counts, WDL_DRAW, WDL_WIN};
+use crate::tablebase::codec::TierModel;
+use crate::tablebase::{TbError, TierMeta};
+use crate::value::{Packed, Value};
+
+/// Slots per compact block. Larger blocks cost fewer index bytes and
+/// model restarts; a lookup still decodes only its own 256-slot part.
+pub const COMPACT_BLOCK_SIZE: u32 = 8192;
+
+/// Where the fast (format 5) file came from: what `unpack` must rebuild.
+#[derive(Clone, Debug)]
+pub struct FastOrigin {
+    /// Its header's tier description and statistics.
+    pub meta: TierMeta,
+    /// Its slots per block.
+    pub block_size: u32,
+    /// Its length and xxh3-64.
+    pub len: u64,
+    /// See [`FastOrigin::len`].
+    pub checksum: u64,
+}
+
+/// Whether slot `i` of tier `t` keeps its remoteness under `kept`.
+#[inline]
+fn keeps<G: Tiers>(g: &G, t: TierKey, i: u64, kept: Option<bool>) -> bool {
+    match kept {
+        None => true,
+        Some(h) => g.slot_half(t, i) == Some(h),
+    }
+}
+
+/// The model counted on the stored symbols of every block.
+fn count_model(symbols: &[Vec<u8>]) -> crate::tablebase::codec::ModelSpec {
+    symbols
+        .par_iter()
+        .fold(Counts::new, |mut c, ws| {
+            c.add_symbols(ws);
+            c
+        })
+        .reduce(Counts::new, Counts::merge)
+        .spec()
+}
+
+/// `ws` with the symbols of the slots whose remoteness is not kept made
+/// draws (block starting at slot `base`).
+fn kept_symbols<G: Tiers>(g: &G, t: TierKey, base: u64, ws: &[u8], kept: Option<bool>) -> Vec<u8> {
+    ws.iter()
+        .enumerate()
+        .map(|(k, &w)| {
+            if keeps(g, t, base + k as u64, kept) {
+                w
+            } else {
+                WDL_DRAW
+            }
+        })
+        .collect()
+}
+
+/// Encode tier `t` (true values `values`, lower tiers in `lower`), keeping
+/// the remoteness of whichever half codes smaller.
+///
+/// Two passes: the first fills the free slots from their neighbours,
+/// counts a model and picks the half to keep; the second picks each
+/// quad's free symbols for the fewest bits under that model (and the
+/// fewest needless remoteness codes), and the file's model is counted on
+/// the result.
+pub fn encode_tier<G: Tiers>(
+    g: &G,
+    t: TierKey,
+    values: &[Packed],
+    lower: &Lower,
+    origin: &FastOrigin,
+    block_size: u32,
+) -> CompactEncoded {
+    let n = values.len() as u64;
+    let bs = block_size.max(1) as u64;
+    let blocks = n.div_ceil(bs);
+    let block_needs: Vec<Vec<Need>> = (0..blocks)
+        .into_par_iter()
+        .map(|b| needs(g, t, b * bs..((b + 1) * bs).min(n), values, lower))
+        .collect();
+    // Pass 1.
+    let first: Vec<Vec<u8>> = block_needs
+        .par_iter()
+        .map(|nd| choose_symbols(nd, None, &|_| true))
+        .collect();
+    let spec = count_model(&first);
+    let model = TierModel::new(&spec).expect("a counted model is valid");
+    let candidates: Vec<Option<bool>> = if n > 0 && g.slot_half(t, 0).is_some() {
+        vec![Some(false), Some(true)]
+    } else {
+        vec![None]
+    };
+    let mut kept = candidates[0];
+    if candidates.len() > 1 {
+        let size = |kept: Option<bool>| -> usize {
+            block_needs
+                .par_iter()
+                .zip(&first)
+                .enumerate()
+                .map(|(b, (nd, ws))| {
+                    let vals = choose_remoteness(nd, ws);
+                    let ws_rem = kept_symbols(g, t, b as u64 * bs, ws, kept);
+                    model.encode_split(ws, &vals, &ws_rem).1.len()
+                })
+                .sum()
+        };
+        let sizes: Vec<usize> = candidates.iter().map(|&c| size(c)).collect();
+        kept = candidates[(sizes[1] < sizes[0]) as usize];
+    }
+    drop(first);
+    // Pass 2.
+    let second: Vec<(Vec<u8>, Vec<Packed>)> = block_needs
+        .par_iter()
+        .enumerate()
+        .map(|(b, nd)| {
+            let base = b as u64 * bs;
+            let ws = choose_symbols(nd, Some(&spec), &|k| keeps(g, t, base + k as u64, kept));
+            let vals = choose_remoteness(nd, &ws);
+            (ws, vals)
+        })
+        .collect();
+    drop(block_needs);
+    let symbols: Vec<Vec<u8>> = second.iter().map(|(ws, _)| ws.clone()).collect();
+    let spec = count_model(&symbols);
+    drop(symbols);
+    let model = TierModel::new(&spec).expect("a counted model is valid");
+    let (wdl, rem): (Vec<Vec<u8>>, Vec<Vec<u8>>) = second
+        .par_iter()
+        .enumerate()
+        .map(|(b, (ws, vals))| {
+            let ws_rem = kept_symbols(g, t, b as u64 * bs, ws, kept);
+            model.encode_split(ws, vals, &ws_rem)
+        })
+        .unzip();
+    let kept_half = kept;
+    let header = CompactHeader {
+        meta: origin.meta.clone(),
+        fast_block_size: origin.block_size,
+        fast_len: origin.len,
+        fast_checksum: origin.checksum,
+        block_size: bs as u32,
+        blocks,
+        kept_half,
+        model: spec,
+        wdl_len: 0,
+        rem_len: 0,
+        index_checksums: [0, 0],
+    };
+    CompactEncoded::new(header, wdl, rem)
+}
+
+impl CompactFile {
+    /// Block `b`'s stored values: draws, wins and losses with their kept
+    /// remoteness, and [`Packed::UNDECIDED`] for a win or a loss whose
+    /// remoteness is not kept.
+    pub(crate) fn stored_block<G: Tiers>(&self, g: &G, b: usize) -> Result<Vec<Packed>, TbError> {
+        let len = self.block_len(b);
+        let t = self.header().meta.tier;
+        let kept = self.header().kept_half;
+        let base = b as u64 * self.header().block_size as u64;
+        let wdl = self.stream(0, b)?;
+        let rem = self.stream(1, b)?;
+        let mut ws = vec![0u8; len];
+        self.model()
+            .decode_split_wdl(&wdl, &mut ws)
+            .map_err(|e| self.corrupt(b, &e.to_string()))?;
+        let mut out: Vec<Packed> = ws
+            .iter()
+            .map(|&w| {
+                if w == WDL_DRAW {
+                    Packed::DRAW
+                } else {
+                    Packed::UNDECIDED
+                }
+            })
+            .collect();
+        let ws_rem: Vec<u8> = ws
+            .iter()
+            .enumerate()
+            .map(|(k, &w)| {
+                if keeps(g, t, base + k as u64, kept) {
+                    w
+                } else {
+                    WDL_DRAW
+                }
+            })
+            .collect();
+        TierModel::decode_split_rem(&rem, &ws_rem, &mut out)
+            .map_err(|e| self.corrupt(b, &e.to_string()))?;
+        // The decoder fills the class from the symbols it was given.
+        debug_assert!(out
+            .iter()
+            .zip(&ws_rem)
+            .all(|(v, &w)| w == WDL_DRAW
+                || (v.wdl() == Some(crate::value::Wdl::Win)) == (w == WDL_WIN)));
+        Ok(out)
+    }
+
+    /// Every true value of the tier (unused slots read as draws, as in the
+    /// fast format), from the stored values and the lower tiers' true
+    /// values in `lower`.
+    ///
+    /// # Errors
+    /// A damaged block ([`TbError::Corrupt`]), or a slot whose moves lead to
+    /// values the lower tiers lack.
+    pub fn resolve<G: Tiers>(&self, g: &G, lower: &Lower) -> Result<Vec<Packed>, TbError> {
+        let h = self.header();
+        let t = h.meta.tier;
+        let kept = h.kept_half;
+        let bs = h.block_size as u64;
+        let n = h.meta.positions;
+        // Pass 1: the kept slots; the others marked undecided.
+        let firsts: Vec<Vec<Packed>> = (0..h.blocks as usize)
+            .into_par_iter()
+            .map(|b| -> Result<Vec<Packed>, TbError> {
+                let mut stored = self.stored_block(g, b)?;
+                let base = b as u64 * bs;
+                let mut out = vec![Packed::DRAW; stored.len()];
+                let mut used = Vec::new();
+                g.used_slots(t, base..base + stored.len() as u64, &mut used);
+                let (mut moves, mut kids) = (Vec::new(), Vec::new());
+                for (i, p) in &used {
+                    let k = (i - base) as usize;
+                    if !keeps(g, t, *i, kept) {
+                        out[k] = Packed::UNDECIDED;
+                        continue;
+                    }
+                    let v = if let Some(end) = g.rule_end(p) {
+                        end.value
+                    } else {
+                        kids.clear();
+                        let in_tier = g.lower_child_ranks(p, &mut moves, &mut kids);
+                        let mut best: Option<Value> = None;
+                        for &(ct, r) in kids.iter() {
+                            let c = lower.get(ct, r).ok_or_else(|| {
+                                self.corrupt(b, "a capture leads to a slot the lower tiers lack")
+                            })?;
+                            let v = Value::of_move_to(c);
+                            best = Some(best.map_or(v, |x| x.max(v)));
+                        }
+                        if kids.is_empty() && in_tier == 0 {
+                            Value::Loss(0)
+                        } else {
+                            let s = std::mem::replace(&mut stored[k], Packed::DRAW);
+                            let s = Value::unpack(s).ok_or_else(|| {
+                                self.corrupt(b, "a kept win or loss without its remoteness")
+                            })?;
+                            best.map_or(s, |c| c.max(s))
+                        }
+                    };
+                    out[k] = Packed::of(v);
+                }
+                Ok(out)
+            })
+            .collect::<Result<_, _>>()?;
+        let mut values: Vec<Packed> = Vec::with_capacity(n as usize);
+        for f in firsts {
+            values.extend(f);
+        }
+        if kept.is_none() {
+            return Ok(values);
+        }
+        // Pass 2: the other half, one ply deep into the kept half.
+        let seconds: Vec<Vec<(u32, Packed)>> = (0..h.blocks as usize)
+            .into_par_iter()
+            .map(|b| -> Result<Vec<(u32, Packed)>, TbError> {
+                let base = b as u64 * bs;
+                let end = (base + bs).min(n);
+                let mut out = Vec::new();
+                let mut used = Vec::new();
+                g.used_slots(t, base..end, &mut used);
+                let mut moves = Vec::new();
+                let child = |q: &G::Pos| {
+                    let ct = g.tier_of(q);
+                    if ct == t {
+                        Value::unpack(values[g.rank(t, q) as usize])
+                    } else {
+                        lower.get(ct, g.rank(ct, q))
+                    }
+                };
+                for (i, p) in &used {
+                    if keeps(g, t, *i, kept) {
+                        continue;
+                    }
+                    let v = derive_value(g, p, &child, &mut moves)
+                        .ok_or_else(|| self.corrupt(b, "a move leads to a slot with no value"))?;
+                    out.push(((i - base) as u32, Packed::of(v)));
+                }
+                Ok(out)
+            })
+            .collect::<Result<_, _>>()?;
+        for (b, s) in seconds.into_iter().enumerate() {
+            let base = b * bs as usize;
+            for (k, v) in s {
+                values[base + k as usize] = v;
+            }
+        }
+        Ok(values)
+    }
+}
