@@ -198,8 +198,8 @@ pub fn open_oracle<'g, G: Game>(
     let mut present = 0usize;
     let mut missing: Option<TbError> = None;
     for &t in &tiers {
-        match tb.tier_file(t) {
-            Ok(_) => present += 1,
+        match tb.open_tier(t) {
+            Ok(()) => present += 1,
             Err(e) if e.is_not_solved() => missing = Some(e),
             Err(e) => return Err(e.into()),
         }

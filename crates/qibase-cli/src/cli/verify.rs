@@ -38,6 +38,18 @@ pub fn present_tiers<G: Game>(g: &G, dir: &std::path::Path) -> Result<Vec<TierKe
         .filter(|&t| store.has_file(t))
         .collect();
     if tiers.is_empty() {
+        let compact = g.tiers(None).into_iter().any(|t| {
+            qibase::tablebase::compact::compact_path(dir, g.id(), &g.tier_name(t)).exists()
+        });
+        if compact {
+            return Err(CliError::failure(format!(
+                "{} holds compact tables of {} only: `qibase unpack {} --dir {} --out DIR` gives the fast ones this command reads",
+                dir.join(g.id().replace(':', "@")).display(),
+                g.id(),
+                g.id(),
+                dir.display()
+            )));
+        }
         return Err(CliError::failure(format!(
             "no tier files of {} in {} (`qibase solve {}{}` makes them)",
             g.id(),

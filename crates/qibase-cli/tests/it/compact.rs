@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{qibase, temp_dir};
-use qibase::game::{Game, TierKey, Tiers};
+use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::games::{AnyGame, CannonChess, Cannons, Weiming};
 use qibase::solver::{solve_game, Lower, SolveOptions};
 use qibase::tablebase::compact::{self, compact_path, CompactFile};
-use qibase::tablebase::{tier_path, TbError, TierStore};
+use qibase::tablebase::{tier_path, Tablebase, TbError, TierStore};
 use qibase::value::Packed;
 use qibase::with_game;
 
@@ -55,6 +55,31 @@ fn round_trip<G: Game>(g: &G, max_pieces: Option<u32>, name: &str) -> (u64, [u64
         assert_eq!(c.resolve(g, &lower).unwrap(), store.load(t).unwrap());
     }
     assert!(halves > 0, "{name}: some tier keeps one half only");
+    // Lookups read the compact tables with no flag: every used slot's
+    // value and WDL, in both halves, equal the fast tables'.
+    let fast_tb = Tablebase::open(g, &fast);
+    let compact_tb = Tablebase::open(g, &packed);
+    let mut probed = 0u64;
+    for &t in &tiers {
+        let n = g.tier_size(t);
+        let step = (n / 3000).max(1);
+        for i in (0..n).step_by(step as usize) {
+            let p = g.unrank(t, i);
+            if g.rank(t, &p) != i {
+                continue;
+            }
+            let want = fast_tb.probe(&p).unwrap();
+            assert_eq!(compact_tb.probe(&p).unwrap(), want, "{}", g.format_pos(&p));
+            assert_eq!(
+                compact_tb.probe_wdl(&p).unwrap(),
+                want.wdl(),
+                "{}",
+                g.format_pos(&p)
+            );
+            probed += 1;
+        }
+    }
+    assert!(probed > 1000, "{name}: {probed} probes");
     // Packing again finds everything done.
     let again = compact::pack(g, &fast, &packed, &mut |_| {}).unwrap();
     assert!(again.iter().all(|r| r.kept));

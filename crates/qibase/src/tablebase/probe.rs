@@ -1,13 +1,35 @@
 //! [`Tablebase`]: read access to a game's solved tiers for lookups, files
 //! opened on first use (through [`TierStore`]), blocks decoded on demand
 //! and cached in the process-wide [`BlockCache`](super::BlockCache).
+//!
+//! A tier may also be in the compact format ([`super::compact`]), read
+//! with no flag: where a tier has no fast file but a compact one, probes
+//! settle what the compact file leaves out with the game's moves (the
+//! best capture, the rules, a one-ply search for the half whose
+//! remoteness is not kept).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use super::compact::{compact_path, CompactFile};
 use super::{TbError, TierFile, TierStore};
 use crate::game::{Game, TierKey};
 use crate::value::{Value, Wdl};
+
+/// An open tier: a fast file or a compact one.
+enum Source {
+    Fast(Arc<TierFile>),
+    Compact(Arc<CompactFile>),
+}
+
+/// Win, draw, loss as -1, 0, 1 (their order).
+fn wdl_rank(w: Wdl) -> i8 {
+    match w {
+        Wdl::Loss => -1,
+        Wdl::Draw => 0,
+        Wdl::Win => 1,
+    }
+}
 
 /// Read access to a game's solved tiers. Safe to share between threads.
 pub struct Tablebase<'g, G: Game> {
@@ -15,7 +37,7 @@ pub struct Tablebase<'g, G: Game> {
     /// The open files, by tier key (keys are small integers): a lookup is
     /// an index and an atomic load, with no lock and no reference count
     /// touched, so threads probing at once do not contend.
-    files: Vec<OnceLock<Arc<TierFile>>>,
+    files: Vec<OnceLock<Source>>,
 }
 
 impl<'g, G: Game> Tablebase<'g, G> {
@@ -53,17 +75,32 @@ impl<'g, G: Game> Tablebase<'g, G> {
         self.store.path(t)
     }
 
-    /// The open file of tier `t` (opened and checked on first use).
+    /// The open fast file of tier `t` (opened and checked on first use).
     ///
     /// # Errors
-    /// As [`TierStore::open`].
+    /// As [`TierStore::open`]; [`TbError::Foreign`] for a tier held in the
+    /// compact format only (which has no slot-level file access).
     pub fn tier_file(&self, t: TierKey) -> Result<Arc<TierFile>, TbError> {
-        self.file(t).cloned()
+        match self.source(t)? {
+            Source::Fast(f) => Ok(f.clone()),
+            Source::Compact(c) => Err(TbError::foreign(
+                c.path(),
+                "tier in the compact format: `qibase unpack` it for slot access",
+            )),
+        }
+    }
+
+    /// Open tier `t` in whichever format it is, checking its file.
+    ///
+    /// # Errors
+    /// [`TbError::NotSolved`] if it has no file; the errors of opening it.
+    pub fn open_tier(&self, t: TierKey) -> Result<(), TbError> {
+        self.source(t).map(|_| ())
     }
 
     /// The open file of tier `t`, borrowed (the probes' path).
     #[inline]
-    fn file(&self, t: TierKey) -> Result<&Arc<TierFile>, TbError> {
+    fn source(&self, t: TierKey) -> Result<&Source, TbError> {
         if let Some(f) = self.files.get(t as usize).and_then(OnceLock::get) {
             return Ok(f);
         }
@@ -71,7 +108,7 @@ impl<'g, G: Game> Tablebase<'g, G> {
     }
 
     #[cold]
-    fn open_file(&self, t: TierKey) -> Result<&Arc<TierFile>, TbError> {
+    fn open_file(&self, t: TierKey) -> Result<&Source, TbError> {
         let Some(cell) = self.files.get(t as usize) else {
             let g = self.game();
             return Err(TbError::NotSolved {
@@ -81,8 +118,27 @@ impl<'g, G: Game> Tablebase<'g, G> {
             });
         };
         if cell.get().is_none() {
+            let g = self.game();
+            let compact = compact_path(self.dir(), g.id(), &g.tier_name(t));
+            let source = if !self.store.has_file(t) && compact.exists() {
+                let c = CompactFile::open(&compact, g.id(), g.rules_hash(), t)?;
+                if c.header().meta.positions != g.tier_size(t) {
+                    return Err(TbError::foreign(
+                        &compact,
+                        format!(
+                            "file has {} positions but tier {} has {}: made by another qibase",
+                            c.header().meta.positions,
+                            g.tier_name(t),
+                            g.tier_size(t)
+                        ),
+                    ));
+                }
+                Source::Compact(Arc::new(c))
+            } else {
+                Source::Fast(Arc::new(self.store.open(t)?))
+            };
             // Two threads may both open it; the first one stored wins.
-            let _ = cell.set(Arc::new(self.store.open(t)?));
+            let _ = cell.set(source);
         }
         Ok(cell.get().expect("set above"))
     }
@@ -100,7 +156,9 @@ impl<'g, G: Game> Tablebase<'g, G> {
             if !self.store.has_file(t) {
                 continue;
             }
-            let f = self.tier_file(t)?;
+            let Source::Fast(f) = self.source(t)? else {
+                continue;
+            };
             total += f.meta().positions * 2;
             if total > max_bytes {
                 return Err(TbError::io(
@@ -125,7 +183,10 @@ impl<'g, G: Game> Tablebase<'g, G> {
     pub fn probe_wdl(&self, p: &G::Pos) -> Result<Wdl, TbError> {
         let g = self.game();
         let t = g.tier_of(p);
-        self.file(t)?.get_wdl(g.rank(t, p))
+        match self.source(t)? {
+            Source::Fast(f) => f.get_wdl(g.rank(t, p)),
+            Source::Compact(c) => self.compact_wdl(p, t, c),
+        }
     }
 
     /// The exact value of `p` (side to move's view).
@@ -136,7 +197,10 @@ impl<'g, G: Game> Tablebase<'g, G> {
     pub fn probe(&self, p: &G::Pos) -> Result<Value, TbError> {
         let g = self.game();
         let t = g.tier_of(p);
-        let f = self.file(t)?;
+        let f = match self.source(t)? {
+            Source::Fast(f) => f,
+            Source::Compact(c) => return self.compact_value(p, t, c),
+        };
         let packed = f.get(g.rank(t, p))?;
         Value::unpack(packed).ok_or_else(|| {
             TbError::corrupt(
@@ -144,5 +208,73 @@ impl<'g, G: Game> Tablebase<'g, G> {
                 "position has no stored value (unused slot: corrupt table)",
             )
         })
+    }
+
+    /// The WDL of `p` in compact tier `t`: the rules, else the better of
+    /// its best capture and its stored symbol.
+    fn compact_wdl(&self, p: &G::Pos, t: TierKey, c: &CompactFile) -> Result<Wdl, TbError> {
+        let g = self.game();
+        if let Some(end) = g.rule_end(p) {
+            return Ok(end.value.wdl());
+        }
+        let mut moves = Vec::new();
+        g.moves(p, &mut moves);
+        if moves.is_empty() {
+            return Ok(Wdl::Loss);
+        }
+        let mut best = Wdl::Loss;
+        let mut captures = false;
+        for m in &moves {
+            let q = g.apply(p, m);
+            if g.tier_of(&q) != t {
+                captures = true;
+                let w = match self.probe_wdl(&q)? {
+                    Wdl::Win => Wdl::Loss,
+                    Wdl::Draw => Wdl::Draw,
+                    Wdl::Loss => return Ok(Wdl::Win),
+                };
+                if wdl_rank(w) > wdl_rank(best) {
+                    best = w;
+                }
+            }
+        }
+        let stored = c.wdl_at(g.rank(t, p))?;
+        Ok(if captures && wdl_rank(best) > wdl_rank(stored) {
+            best
+        } else {
+            stored
+        })
+    }
+
+    /// The value of `p` in compact tier `t`: the rules; for a slot whose
+    /// remoteness is kept, the better of its best capture and its stored
+    /// value; for the other half, the best of its moves.
+    fn compact_value(&self, p: &G::Pos, t: TierKey, c: &CompactFile) -> Result<Value, TbError> {
+        let g = self.game();
+        if let Some(end) = g.rule_end(p) {
+            return Ok(end.value);
+        }
+        let mut moves = Vec::new();
+        g.moves(p, &mut moves);
+        if moves.is_empty() {
+            return Ok(Value::Loss(0));
+        }
+        let i = g.rank(t, p);
+        let kept = c.keeps(g, i);
+        let mut best: Option<Value> = None;
+        for m in &moves {
+            let q = g.apply(p, m);
+            if kept && g.tier_of(&q) == t {
+                continue;
+            }
+            let v = Value::of_move_to(self.probe(&q)?);
+            best = Some(best.map_or(v, |b| b.max(v)));
+        }
+        if !kept {
+            return Ok(best.expect("a move at least"));
+        }
+        let stored = Value::unpack(c.value_at(g, i)?)
+            .ok_or_else(|| c.corrupt_slot(i, "a kept win or loss without its remoteness"))?;
+        Ok(best.map_or(stored, |b| b.max(stored)))
     }
 }

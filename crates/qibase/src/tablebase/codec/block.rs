@@ -188,6 +188,47 @@ impl TierModel {
         Ok(())
     }
 
+    /// The value of slot `off` of a block of `len` slots coded by
+    /// [`TierModel::encode_split`], whose remoteness is kept: the WDL
+    /// symbols of its part up to the end of its Rice segment, masked by
+    /// `kept` (slot offsets in the block) as the encoder masked them, then
+    /// its Rice code.
+    ///
+    /// # Errors
+    /// A [`CodecError`] if the slot's part does not decode.
+    pub fn split_value_at(
+        &self,
+        wdl: &[u8],
+        rem: &[u8],
+        len: usize,
+        off: usize,
+        kept: impl Fn(usize) -> bool,
+    ) -> Result<Packed, CodecError> {
+        let count = len.div_ceil(PART);
+        let parts = Parts::parse(wdl, count)?;
+        let k = off / PART;
+        let lo = k * PART;
+        let plen = part_len(len, k);
+        let end = (((off - lo) / rice::SEGMENT + 1) * rice::SEGMENT).min(plen);
+        let mut w = [0u8; PART];
+        let in_part = |e: CodecProblem| CodecError::from(e).in_part(k);
+        self.decode_part_wdl(parts.get(k), plen, &mut w[..end])
+            .map_err(in_part)?;
+        if w[off - lo] == WDL_DRAW {
+            return Ok(Packed::DRAW);
+        }
+        for (j, x) in w[..end].iter_mut().enumerate() {
+            if !kept(lo + j) {
+                *x = WDL_DRAW;
+            }
+        }
+        if rem.is_empty() {
+            return Err(CodecProblem::MissingRemoteness.into());
+        }
+        let rparts = Parts::parse(rem, count)?;
+        rice::value_at(rparts.get(k), &w[..end], off - lo).map_err(in_part)
+    }
+
     /// One part's WDL symbols as quads on two lanes, or as the one byte
     /// of a constant part.
     fn encode_quads(&self, ws: &[u8]) -> Vec<u8> {

@@ -16,7 +16,7 @@ use crate::solver::{derive_value, Lower};
 use crate::tablebase::codec::model::{Counts, WDL_DRAW, WDL_WIN};
 use crate::tablebase::codec::TierModel;
 use crate::tablebase::{TbError, TierMeta};
-use crate::value::{Packed, Value};
+use crate::value::{Packed, Value, Wdl};
 
 /// Slots per compact block. Larger blocks cost fewer index bytes and
 /// model restarts; a lookup still decodes only its own 256-slot part.
@@ -166,6 +166,58 @@ pub fn encode_tier<G: Tiers>(
 }
 
 impl CompactFile {
+    /// Whether slot `i` keeps its remoteness in this file.
+    pub(crate) fn keeps<G: Tiers>(&self, g: &G, i: u64) -> bool {
+        keeps(g, self.header().meta.tier, i, self.header().kept_half)
+    }
+
+    /// A corrupt-file error naming slot `i`'s block.
+    pub(crate) fn corrupt_slot(&self, i: u64, what: &str) -> TbError {
+        self.corrupt((i / self.header().block_size as u64) as usize, what)
+    }
+
+    /// Where slot `i` is: its block and its offset there.
+    fn locate(&self, i: u64) -> Result<(usize, usize), TbError> {
+        let h = self.header();
+        if i >= h.meta.positions {
+            return Err(TbError::corrupt(
+                self.path(),
+                format!("slot {i} out of range ({} slots)", h.meta.positions),
+            ));
+        }
+        let bs = h.block_size as u64;
+        Ok(((i / bs) as usize, (i % bs) as usize))
+    }
+
+    /// The stored WDL symbol of slot `i` (what the file holds, before the
+    /// reader settles what it leaves out).
+    pub(crate) fn wdl_at(&self, i: u64) -> Result<Wdl, TbError> {
+        let (b, off) = self.locate(i)?;
+        let wdl = self.stream(0, b)?;
+        let w = self
+            .model()
+            .wdl_at(&wdl, self.block_len(b), off)
+            .map_err(|e| self.corrupt(b, &e.to_string()))?;
+        Ok(match w {
+            WDL_WIN => Wdl::Win,
+            WDL_DRAW => Wdl::Draw,
+            _ => Wdl::Loss,
+        })
+    }
+
+    /// The stored value of slot `i`, whose remoteness is kept.
+    pub(crate) fn value_at<G: Tiers>(&self, g: &G, i: u64) -> Result<Packed, TbError> {
+        let (b, off) = self.locate(i)?;
+        let wdl = self.stream(0, b)?;
+        let rem = self.stream(1, b)?;
+        let base = i - off as u64;
+        self.model()
+            .split_value_at(&wdl, &rem, self.block_len(b), off, |k| {
+                self.keeps(g, base + k as u64)
+            })
+            .map_err(|e| self.corrupt(b, &e.to_string()))
+    }
+
     /// Block `b`'s stored values: draws, wins and losses with their kept
     /// remoteness, and [`Packed::UNDECIDED`] for a win or a loss whose
     /// remoteness is not kept.
