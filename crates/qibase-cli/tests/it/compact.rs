@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{qibase, temp_dir};
-use qibase::game::{Game, Notation, TierKey, Tiers};
+use qibase::game::{Game, TierKey, Tiers};
 use qibase::games::{AnyGame, CannonChess, Cannons, Weiming};
 use qibase::solver::{solve_game, Lower, SolveOptions};
 use qibase::tablebase::compact::{self, compact_path, CompactFile};
