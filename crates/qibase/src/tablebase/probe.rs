@@ -246,35 +246,60 @@ impl<'g, G: Game> Tablebase<'g, G> {
         })
     }
 
-    /// The value of `p` in compact tier `t`: the rules; for a slot whose
-    /// remoteness is kept, the better of its best capture and its stored
-    /// value; for the other half, the best of its moves.
+    /// The value of `p` in compact tier `t`: the rules; in a tier without
+    /// halves, the better of the best capture and the stored value; in the
+    /// kept half of a tier, its WDL (as [`Tablebase::probe_wdl`]) and, for
+    /// a win or a loss, the stored value, which is then exact; in the
+    /// other half, the best of its moves (one ply: the moves that stay in
+    /// the tier land in the kept half).
     fn compact_value(&self, p: &G::Pos, t: TierKey, c: &CompactFile) -> Result<Value, TbError> {
         let g = self.game();
         if let Some(end) = g.rule_end(p) {
             return Ok(end.value);
         }
+        let i = g.rank(t, p);
+        if c.header().kept_half.is_none() {
+            // Every remoteness kept, capture-decided values left out: the
+            // better of the best capture and the stored value.
+            let mut moves = Vec::new();
+            g.moves(p, &mut moves);
+            if moves.is_empty() {
+                return Ok(Value::Loss(0));
+            }
+            let mut best: Option<Value> = None;
+            for m in &moves {
+                let q = g.apply(p, m);
+                if g.tier_of(&q) != t {
+                    let v = Value::of_move_to(self.probe(&q)?);
+                    best = Some(best.map_or(v, |b| b.max(v)));
+                }
+            }
+            let stored = Value::unpack(c.value_at(g, i)?)
+                .ok_or_else(|| c.corrupt_slot(i, "a kept win or loss without its remoteness"))?;
+            return Ok(best.map_or(stored, |b| b.max(stored)));
+        }
+        if c.keeps(g, i) {
+            let w = self.compact_wdl(p, t, c)?;
+            if w == Wdl::Draw {
+                return Ok(Value::Draw);
+            }
+            let mut moves = Vec::new();
+            g.moves(p, &mut moves);
+            if moves.is_empty() {
+                return Ok(Value::Loss(0));
+            }
+            let stored = Value::unpack(c.value_at(g, i)?).filter(|v| v.wdl() == w);
+            return stored.ok_or_else(|| {
+                c.corrupt_slot(i, "a kept win or loss stored without its exact value")
+            });
+        }
         let mut moves = Vec::new();
         g.moves(p, &mut moves);
-        if moves.is_empty() {
-            return Ok(Value::Loss(0));
-        }
-        let i = g.rank(t, p);
-        let kept = c.keeps(g, i);
         let mut best: Option<Value> = None;
         for m in &moves {
-            let q = g.apply(p, m);
-            if kept && g.tier_of(&q) == t {
-                continue;
-            }
-            let v = Value::of_move_to(self.probe(&q)?);
+            let v = Value::of_move_to(self.probe(&g.apply(p, m))?);
             best = Some(best.map_or(v, |b| b.max(v)));
         }
-        if !kept {
-            return Ok(best.expect("a move at least"));
-        }
-        let stored = Value::unpack(c.value_at(g, i)?)
-            .ok_or_else(|| c.corrupt_slot(i, "a kept win or loss without its remoteness"))?;
-        Ok(best.map_or(stored, |b| b.max(stored)))
+        Ok(best.unwrap_or(Value::Loss(0)))
     }
 }

@@ -67,6 +67,21 @@ pub(crate) fn needs<G: Tiers>(
     out
 }
 
+/// The need of a slot of the kept half of a tier with halves: a
+/// capture-decided win or loss is stored exactly. So a lookup there needs
+/// only the WDL of its captures (to tell a stored loss or draw from a
+/// better capture), never their full values, each of which could take a
+/// one-ply search in turn, whose moves land in kept halves again: without
+/// this, lookups grow exponentially with the number of tiers below.
+/// (A tier without halves keeps its capture-decided don't-cares: its
+/// lookups search captures, which lead to tiers with halves.)
+pub(crate) fn kept_need(need: Need) -> Need {
+    match need {
+        Need::AtMost(v) if v != Value::Draw => Need::Exact(v),
+        n => n,
+    }
+}
+
 /// Rank of a WDL symbol in the value order (loss < draw < win).
 #[inline]
 fn order(w: u8) -> u8 {

@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::encode::{choose_remoteness, choose_symbols, needs, Need};
+use super::encode::{choose_remoteness, choose_symbols, kept_need, needs, Need};
 use super::file::{CompactEncoded, CompactFile, CompactHeader};
 use crate::game::{TierKey, Tiers};
 use crate::solver::{derive_value, Lower};
@@ -130,8 +130,19 @@ pub fn encode_tier<G: Tiers>(
         .enumerate()
         .map(|(b, nd)| {
             let base = b as u64 * bs;
-            let ws = choose_symbols(nd, Some(&spec), &|k| keeps(g, t, base + k as u64, kept));
-            let vals = choose_remoteness(nd, &ws);
+            let nd: Vec<Need> = nd
+                .iter()
+                .enumerate()
+                .map(|(k, &n)| {
+                    if kept.is_some() && keeps(g, t, base + k as u64, kept) {
+                        kept_need(n)
+                    } else {
+                        n
+                    }
+                })
+                .collect();
+            let ws = choose_symbols(&nd, Some(&spec), &|k| keeps(g, t, base + k as u64, kept));
+            let vals = choose_remoteness(&nd, &ws);
             (ws, vals)
         })
         .collect();
