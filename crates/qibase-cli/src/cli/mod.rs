@@ -9,6 +9,7 @@ pub mod play;
 pub mod progress;
 pub mod puzzles;
 pub mod query;
+pub mod ranks;
 pub mod report;
 pub mod rules;
 pub mod serve;
@@ -75,6 +76,7 @@ impl From<qibase::solver::SolveError> for CliError {
             qibase::solver::SolveError::Limit(e) => CliError::input(e.to_string()),
             qibase::solver::SolveError::Tablebase(e) => e.into(),
             e @ qibase::solver::SolveError::Stopped { .. } => CliError::failure(e.to_string()),
+            e @ qibase::solver::SolveError::RanksDisagree { .. } => CliError::input(e.to_string()),
         }
     }
 }

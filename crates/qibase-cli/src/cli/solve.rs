@@ -8,7 +8,7 @@ use clap::Args;
 use super::{estimate, CliError, CliResult};
 use qibase::games::VariantSizes;
 use qibase::games::GAME_IDS;
-use qibase::solver::{peak_rss_bytes, solve_game, SolveOptions, TierReport};
+use qibase::solver::{peak_rss_bytes, solve_game_shared, SolveError, SolveOptions, TierReport};
 use qibase::with_game;
 
 #[derive(Args, Debug)]
@@ -75,27 +75,57 @@ pub fn run(a: &SolveArgs) -> CliResult {
         dir: a.dir.clone(),
         max_pieces: a.max_pieces,
     };
-    let bars = super::progress::SolveBars::new(!a.quiet);
+    // Alone, or one rank of an MPI job: then rank 0 alone shows progress,
+    // prints the tables and writes the files.
+    let ranks = super::ranks::Ranks::start()?;
+    let ex = ranks.exchange();
+    let lead = ex.rank() == 0;
+    let bars = super::progress::SolveBars::new(!a.quiet && lead);
     let t0 = Instant::now();
-    let (mut solved, mut slots) = (0u64, 0u64);
+    let (mut solved, mut slots, mut exchanged) = (0u64, 0u64, 0u64);
     for (id, any) in ids.iter().zip(&games) {
-        let reports = with_game!(any, |g| pool.install(|| solve_game(g, &opts, &bars)))?;
-        print_table(id, &reports);
+        let reports = with_game!(any, |g| pool
+            .install(|| solve_game_shared(g, &opts, &bars, ex)))
+        .map_err(|e| {
+            // Decided by all ranks together: every rank has it.
+            let collective = matches!(
+                e,
+                SolveError::Limit(_)
+                    | SolveError::Stopped { .. }
+                    | SolveError::RanksDisagree { .. }
+            );
+            ranks.fail(e.into(), collective)
+        })?;
+        if lead {
+            print_table(id, &reports);
+        }
         for r in reports.iter().filter(|r| !r.skipped) {
             solved += r.positions;
             slots += r.slots;
+            exchanged += r.exchanged_bytes;
         }
     }
     let secs = t0.elapsed().as_secs_f64();
     let peak = peak_rss_bytes().map_or("unknown".into(), |b| {
         format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
     });
-    println!(
-        "solved {solved} positions ({slots} index slots) in {secs:.2} s ({:.2} M positions/s, {:.2} M slots/s), {} threads, peak memory {peak}",
-        solved as f64 / secs.max(1e-9) / 1e6,
-        slots as f64 / secs.max(1e-9) / 1e6,
-        pool.current_num_threads()
-    );
+    let workers = if ex.ranks() > 1 {
+        format!(
+            "{} ranks of {} threads, {:.1} MiB exchanged, peak memory of rank 0",
+            ex.ranks(),
+            pool.current_num_threads(),
+            exchanged as f64 / (1u64 << 20) as f64
+        )
+    } else {
+        format!("{} threads, peak memory", pool.current_num_threads())
+    };
+    if lead {
+        println!(
+            "solved {solved} positions ({slots} index slots) in {secs:.2} s ({:.2} M positions/s, {:.2} M slots/s), {workers} {peak}",
+            solved as f64 / secs.max(1e-9) / 1e6,
+            slots as f64 / secs.max(1e-9) / 1e6,
+        );
+    }
     Ok(())
 }
 

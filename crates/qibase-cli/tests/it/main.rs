@@ -6,6 +6,7 @@
 mod big_boards;
 mod browser;
 mod cli_rules;
+mod cluster;
 mod common;
 mod compact;
 mod engine;

@@ -12,7 +12,10 @@
 
 mod access;
 mod check;
+mod exchange;
 mod limits;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod propagate;
 mod slot;
 mod tier;
@@ -26,8 +29,14 @@ use std::time::Instant;
 pub use crate::sys::memory::peak_rss_bytes;
 pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
+pub use exchange::{owned_regions, owned_slots, Exchange, SingleProcess};
 pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
-pub use tier::{solve_tier, try_solve_tier, try_solve_tier_until, Lower, Progress, SolvedTier};
+#[cfg(feature = "mpi")]
+pub use mpi::{MpiError, MpiExchange, ROUND_ELEMENTS};
+pub use tier::{
+    solve_tier, try_solve_tier, try_solve_tier_shared, try_solve_tier_until, Lower, Progress,
+    SolvedTier,
+};
 
 use crate::game::{Game, TierKey, Tiers};
 use crate::tablebase::{self, TbError, TierMeta, TierStats, TierStore};
@@ -111,6 +120,9 @@ pub struct TierReport {
     pub write_wait_seconds: f64,
     /// `true` if the tier was already solved on disk and skipped.
     pub skipped: bool,
+    /// Bytes the ranks sent each other while solving the tier, all ranks
+    /// together (0 in a solve in one process).
+    pub exchanged_bytes: u64,
 }
 
 /// Solve every tier of `g` (or of the subset) in memory, without files.
@@ -187,6 +199,15 @@ pub enum SolveError {
         /// The name of the tier that was not started.
         next: String,
     },
+    /// The ranks of a solve were not all asked for the same solve: the
+    /// variant, the subset or the directory differ from rank 0's.
+    RanksDisagree {
+        /// What rank 0 solves.
+        first: String,
+        /// What this rank was asked to solve (equal to `first` on the
+        /// ranks that agree with rank 0).
+        here: String,
+    },
 }
 
 impl std::fmt::Display for SolveError {
@@ -200,6 +221,14 @@ impl std::fmt::Display for SolveError {
                     "solve stopped at tier {next}; solving again resumes there"
                 )
             }
+            SolveError::RanksDisagree { first, here } if first == here => write!(
+                f,
+                "the ranks of this solve disagree: another rank is not solving what rank 0 solves ({first})"
+            ),
+            SolveError::RanksDisagree { first, here } => write!(
+                f,
+                "the ranks of this solve disagree: rank 0 solves {first}, this rank {here}"
+            ),
         }
     }
 }
@@ -209,7 +238,7 @@ impl std::error::Error for SolveError {
         match self {
             SolveError::Limit(e) => Some(e),
             SolveError::Tablebase(e) => Some(e),
-            SolveError::Stopped { .. } => None,
+            SolveError::Stopped { .. } | SolveError::RanksDisagree { .. } => None,
         }
     }
 }
@@ -248,19 +277,70 @@ pub fn solve_game<G: Game>(
     opts: &SolveOptions,
     observer: &dyn SolveObserver,
 ) -> Result<Vec<TierReport>, SolveError> {
+    solve_game_shared(g, opts, observer, &SingleProcess)
+}
+
+/// [`solve_game`] as one of the ranks of a solve that shares each tier's
+/// work through `ex` (see [`Exchange`]): every rank calls it with the same
+/// game, subset and directory (checked first), solves its part of every
+/// tier and ends up with the whole tier; rank 0 alone writes the files.
+/// The files are those of a solve in one process, apart from the recorded
+/// timings.
+///
+/// # Errors
+///
+/// As [`solve_game`], and [`SolveError::RanksDisagree`] (on every rank)
+/// when a rank was asked for another solve than rank 0. An error that
+/// only one rank meets (a file rank 0 cannot write) leaves the others
+/// waiting in the next collective call: the caller ends the whole job
+/// (MPI: `MPI_Abort`).
+pub fn solve_game_shared<G: Game>(
+    g: &G,
+    opts: &SolveOptions,
+    observer: &dyn SolveObserver,
+    ex: &dyn Exchange,
+) -> Result<Vec<TierReport>, SolveError> {
+    if ex.ranks() > 1 {
+        agree_on_the_solve(g, opts, ex)?;
+    }
     check_limits(g, opts.max_pieces, None)?;
     let mut reports = Vec::new();
     let mut pending = None;
-    let result = solve_tiers(g, opts, observer, &mut reports, &mut pending);
+    let result = solve_tiers(g, opts, observer, ex, &mut reports, &mut pending);
     // Even after an error, let the last write finish (or fail) cleanly.
     let last = pending.map_or(Ok(()), |p| p.finish(&mut reports));
     result.and(last.map_err(SolveError::from)).map(|_| reports)
+}
+
+/// Every rank compares what it was asked to solve with rank 0's request.
+fn agree_on_the_solve<G: Game>(
+    g: &G,
+    opts: &SolveOptions,
+    ex: &dyn Exchange,
+) -> Result<(), SolveError> {
+    let dir = std::path::absolute(&opts.dir).unwrap_or_else(|_| opts.dir.clone());
+    let here = format!(
+        "{} (rules {:016x}), {}, in {}",
+        g.variant_spec(),
+        g.rules_hash(),
+        opts.max_pieces
+            .map_or("every tier".to_string(), |m| format!("at most {m} pieces")),
+        dir.display()
+    );
+    let mut first = here.clone().into_bytes();
+    ex.broadcast_bytes(0, &mut first);
+    let first = String::from_utf8_lossy(&first).into_owned();
+    if ex.max((first != here).into()) != 0 {
+        return Err(SolveError::RanksDisagree { first, here });
+    }
+    Ok(())
 }
 
 fn solve_tiers<G: Game>(
     g: &G,
     opts: &SolveOptions,
     observer: &dyn SolveObserver,
+    ex: &dyn Exchange,
     reports: &mut Vec<TierReport>,
     pending: &mut Option<PendingWrite>,
 ) -> Result<(), SolveError> {
@@ -285,9 +365,14 @@ fn solve_tiers<G: Game>(
         let path = store.path(t);
         let positions = g.tier_size(t);
         let real = g.tier_positions(t);
-        if path.exists() {
-            match store.meta(t) {
-                Ok(meta) => {
+        // A tier is skipped when every rank finds it solved (they read
+        // one shared directory; any rank that cannot read it makes all
+        // solve it again, together).
+        let on_disk = path.exists().then(|| store.meta(t));
+        let everywhere = ex.min(matches!(on_disk, Some(Ok(_))).into()) != 0;
+        if let Some(on_disk) = on_disk {
+            match on_disk {
+                Ok(meta) if everywhere => {
                     reports.push(TierReport {
                         tier: t,
                         name,
@@ -297,13 +382,15 @@ fn solve_tiers<G: Game>(
                         touches: 0,
                         write_wait_seconds: 0.0,
                         skipped: true,
+                        exchanged_bytes: 0,
                     });
                     continue;
                 }
+                Ok(_) => {}
                 Err(e) => observer.resolving(&name, &e),
             }
         }
-        if observer.should_stop() {
+        if ex.max(observer.should_stop().into()) != 0 {
             return Err(SolveError::Stopped { next: name });
         }
         // Keep only what this and later tiers still need.
@@ -326,14 +413,15 @@ fn solve_tiers<G: Game>(
             Progress::Initial(k) => observer.initial(k),
             Progress::Level(l, done) => observer.level(l, done),
         };
+        let sent_before = ex.bytes_sent();
         let Some(solved) =
-            try_solve_tier_until(g, t, &lower, &progress, &|| observer.should_stop())?
+            try_solve_tier_shared(g, t, &lower, &progress, &|| observer.should_stop(), ex)?
         else {
             return Err(SolveError::Stopped { next: name });
         };
         let mut stats = solved.stats;
         stats.seconds = t0.elapsed().as_secs_f64();
-        stats.threads = rayon::current_num_threads();
+        stats.threads = rayon::current_num_threads() * ex.ranks();
         stats.peak_rss = peak_rss_bytes().unwrap_or(0);
         drop(lower);
 
@@ -361,15 +449,18 @@ fn solve_tiers<G: Game>(
             touches: solved.touches,
             write_wait_seconds: 0.0,
             skipped: false,
+            exchanged_bytes: ex.sum(ex.bytes_sent() - sent_before),
         });
         observer.tier_solved(&reports[reports.len() - 1]);
-        *pending = Some(PendingWrite::start(
-            reports.len() - 1,
-            writer_pool.clone(),
-            path,
-            meta,
-            values.clone(),
-        ));
+        if ex.rank() == 0 {
+            *pending = Some(PendingWrite::start(
+                reports.len() - 1,
+                writer_pool.clone(),
+                path,
+                meta,
+                values.clone(),
+            ));
+        }
         if tiers[pos + 1..]
             .iter()
             .any(|&u| g.tier_deps(u).contains(&t))

@@ -19,11 +19,13 @@
 //! count. The level's positions go through in rounds, which bounds the
 //! memory the messages take.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use super::exchange::{owned_regions, Exchange};
 use super::slot::Slot;
 use super::tier::{
     is_open, lower_max, pack, Buckets, Found, Lower, COUNT, LOSSES, NOT_A_LOSS, WINS,
@@ -69,7 +71,7 @@ impl Default for Tuning {
 
 /// Slots per region at most (128 KiB of state words: well inside L2; and
 /// an offset in a region fits 16 bits).
-const MAX_REGION_SHIFT: u32 = 16;
+pub(super) const MAX_REGION_SHIFT: u32 = 16;
 /// Slots per region at least, so small tiers are not cut into crumbs.
 const MIN_REGION_SHIFT: u32 = 10;
 /// Regions wanted at least, so every thread has work in the apply phase.
@@ -79,7 +81,7 @@ const SETTLE_BATCH: usize = 16;
 
 /// How a tier of `n` slots is cut into regions: slot `j` is in region
 /// `j >> shift`.
-fn region_shift(n: usize) -> u32 {
+pub(super) fn region_shift(n: usize) -> u32 {
     let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
     bits.saturating_sub(MIN_REGIONS_LOG2)
         .clamp(MIN_REGION_SHIFT, MAX_REGION_SHIFT)
@@ -150,23 +152,29 @@ pub(super) struct LevelJob<'a, G: Tiers, S> {
     pub found: &'a Mutex<&'a mut Buckets<S>>,
     pub touches: &'a AtomicU64,
     pub tuning: Tuning,
+    /// Slots per region (log 2) and regions of the tier.
+    pub shift: u32,
+    pub regions: usize,
+    /// The regions whose updates this rank applies (all of them in a solve
+    /// in one process).
+    pub owned: Range<usize>,
 }
 
 impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
     /// Propagate `positions`, all decided at this level, all losses
-    /// (`is_loss`) or all wins, to their parents.
-    pub fn propagate(&self, positions: &[S], is_loss: bool) {
-        if positions.is_empty() {
-            return;
-        }
+    /// (`is_loss`) or all wins, to their parents. Collective: every rank
+    /// calls it (with its own positions, possibly none), and each round's
+    /// updates go to the ranks that own their regions.
+    pub fn propagate(&self, positions: &[S], is_loss: bool, ex: &dyn Exchange) {
         let b = self.tuning;
-        let shift = b
-            .region_shift
-            .unwrap_or_else(|| region_shift(self.states.len()));
-        assert!(shift <= MAX_REGION_SHIFT, "region offsets must fit 16 bits");
-        let regions = ((self.states.len() - 1) >> shift) + 1;
-        for round in positions.chunks(b.round.max(1)) {
-            let boxes: Vec<Outbox> = round
+        let round = b.round.max(1);
+        // Every rank runs as many rounds as the busiest one.
+        let rounds = ex.max(positions.len().div_ceil(round) as u64) as usize;
+        let (shift, regions) = (self.shift, self.regions);
+        for k in 0..rounds {
+            let lo = (k * round).min(positions.len());
+            let hi = (lo + round).min(positions.len());
+            let boxes: Vec<Outbox> = positions[lo..hi]
                 .par_chunks(b.send_chunk.max(1))
                 .map_init(SendWork::default, |w, chunk| {
                     self.send(chunk, shift, regions, w)
@@ -174,7 +182,13 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
                 .collect();
             let sent: u64 = boxes.iter().map(|b| b.msgs.len() as u64).sum();
             self.touches.fetch_add(sent, Relaxed);
-            (0..regions)
+            let boxes = if ex.ranks() > 1 {
+                route(ex, boxes, regions)
+            } else {
+                boxes
+            };
+            self.owned
+                .clone()
                 .into_par_iter()
                 .for_each_init(ApplyWork::default, |w, r| {
                     self.apply(&boxes, r, shift, is_loss, w);
@@ -322,6 +336,53 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
         }
         w.losing.clear();
     }
+}
+
+/// Hand each rank the updates of the regions it owns: every outbox's runs
+/// of a rank's regions, region by region, and per region their number.
+/// What comes back is one outbox per sending rank, its starts over all
+/// regions (empty outside this rank's), which [`LevelJob::apply`] reads
+/// as it reads local outboxes.
+fn route(ex: &dyn Exchange, boxes: Vec<Outbox>, regions: usize) -> Vec<Outbox> {
+    let ranks = ex.ranks();
+    let (counts, msgs): (Vec<Vec<u32>>, Vec<Vec<u16>>) = (0..ranks)
+        .into_par_iter()
+        .map(|d| {
+            let own = owned_regions(regions, ranks, d);
+            let total: usize = boxes
+                .iter()
+                .map(|b| (b.starts[own.end] - b.starts[own.start]) as usize)
+                .sum();
+            let mut msgs = Vec::with_capacity(total);
+            let mut counts = Vec::with_capacity(own.len());
+            for r in own {
+                let before = msgs.len();
+                for b in &boxes {
+                    msgs.extend_from_slice(&b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize]);
+                }
+                counts.push((msgs.len() - before) as u32);
+            }
+            (counts, msgs)
+        })
+        .unzip();
+    drop(boxes);
+    let mine = owned_regions(regions, ranks, ex.rank());
+    ex.all_to_all(counts, msgs, mine.len())
+        .into_iter()
+        .map(|(counts, msgs)| {
+            let mut starts = vec![0u32; regions + 1];
+            let mut at = 0u32;
+            for (k, r) in mine.clone().enumerate() {
+                starts[r] = at;
+                at += counts[k];
+            }
+            for s in &mut starts[mine.end..] {
+                *s = at;
+            }
+            debug_assert_eq!(at as usize, msgs.len());
+            Outbox { msgs, starts }
+        })
+        .collect()
 }
 
 impl<G: Tiers, S> ApplyWork<G, S> {

@@ -22,8 +22,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::exchange::{owned_regions, region_count, Exchange, SingleProcess};
 use super::limits::{check_tier_size, LimitError};
-use super::propagate::{LevelJob, Tuning};
+use super::propagate::{region_shift, LevelJob, Tuning, MAX_REGION_SHIFT};
 use super::slot::Slot;
 use crate::game::{TierKey, Tiers};
 use crate::tablebase::TierStats;
@@ -267,7 +268,15 @@ pub fn try_solve_tier<G: Tiers>(
     lower: &Lower,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<SolvedTier, LimitError> {
-    let solved = solve_tier_tuned(g, t, lower, progress, &|| false, Tuning::default())?;
+    let solved = solve_tier_tuned(
+        g,
+        t,
+        lower,
+        progress,
+        &|| false,
+        Tuning::default(),
+        &SingleProcess,
+    )?;
     Ok(solved.expect("never asked to stop"))
 }
 
@@ -286,7 +295,35 @@ pub fn try_solve_tier_until<G: Tiers>(
     progress: &(dyn Fn(Progress) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Option<SolvedTier>, LimitError> {
-    solve_tier_tuned(g, t, lower, progress, stop, Tuning::default())
+    solve_tier_tuned(
+        g,
+        t,
+        lower,
+        progress,
+        stop,
+        Tuning::default(),
+        &SingleProcess,
+    )
+}
+
+/// [`try_solve_tier_until`] as one of the ranks of a solve that shares
+/// the tier's work through `ex` (see [`super::exchange`]). Every rank
+/// calls it with the same tier and the same lower tiers; each gets the
+/// whole solved tier back. Its touches are this rank's; its counts are
+/// the tier's.
+///
+/// # Errors
+///
+/// As [`try_solve_tier`], on every rank alike.
+pub fn try_solve_tier_shared<G: Tiers>(
+    g: &G,
+    t: TierKey,
+    lower: &Lower,
+    progress: &(dyn Fn(Progress) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+    ex: &dyn Exchange,
+) -> Result<Option<SolvedTier>, LimitError> {
+    solve_tier_tuned(g, t, lower, progress, stop, Tuning::default(), ex)
 }
 
 fn solve_tier_tuned<G: Tiers>(
@@ -296,12 +333,13 @@ fn solve_tier_tuned<G: Tiers>(
     progress: &(dyn Fn(Progress) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
     tuning: Tuning,
+    ex: &dyn Exchange,
 ) -> Result<Option<SolvedTier>, LimitError> {
     check_tier_size(g, t)?;
     if g.tier_size(t) <= <u32 as Slot>::MAX_SLOTS && !tuning.wide_slots {
-        solve_with_slots::<G, u32>(g, t, lower, progress, stop, tuning)
+        solve_with_slots::<G, u32>(g, t, lower, progress, stop, tuning, ex)
     } else {
-        solve_with_slots::<G, u64>(g, t, lower, progress, stop, tuning)
+        solve_with_slots::<G, u64>(g, t, lower, progress, stop, tuning, ex)
     }
 }
 
@@ -314,9 +352,21 @@ fn solve_with_slots<G: Tiers, S: Slot>(
     progress: &(dyn Fn(Progress) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
     tuning: Tuning,
+    ex: &dyn Exchange,
 ) -> Result<Option<SolvedTier>, LimitError> {
     let n = g.tier_size(t) as usize;
+    // Every rank holds an array for the whole tier but writes only its own
+    // slots until the end: the pages of the others are never touched, so
+    // they take no memory until the finished tier is shared.
     let mut store = Packed::vec_from_bits(crate::hugemem::zeroed_u16(n));
+    let shift = tuning.region_shift.unwrap_or_else(|| region_shift(n));
+    assert!(shift <= MAX_REGION_SHIFT, "region offsets must fit 16 bits");
+    let regions = region_count(n, shift);
+    let own_regions = owned_regions(regions, ex.ranks(), ex.rank());
+    let (own_lo, own_hi) = (
+        (own_regions.start << shift).min(n),
+        (own_regions.end << shift).min(n),
+    );
     let touches = AtomicU64::new(0);
     let mut stats = TierStats::default();
     let t0 = Instant::now();
@@ -331,41 +381,44 @@ fn solve_with_slots<G: Tiers, S: Slot>(
         let crowded = AtomicU32::new(0);
         let queues = Mutex::new((Buckets::<S>::default(), Buckets::<S>::default()));
         let stopped = AtomicBool::new(false);
-        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            if crowded.load(Relaxed) != 0 || stopped.load(Relaxed) {
-                return;
-            }
-            if stop() {
-                stopped.store(true, Relaxed);
-                return;
-            }
-            let lo = c * CHUNK;
-            let hi = (lo + CHUNK).min(n);
-            let mut w = InitWork::<G, S>::default();
-            g.used_slots(t, lo as u64..hi as u64, &mut w.slots);
-            let slots = std::mem::take(&mut w.slots);
-            for batch in slots.chunks(BATCH) {
-                init_batch(g, t, batch, lower, states, tuning.keep_lower_wins, &mut w);
-                if w.crowded != 0 {
-                    crowded.fetch_max(w.crowded, Relaxed);
+        (0..(own_hi - own_lo).div_ceil(CHUNK))
+            .into_par_iter()
+            .for_each(|c| {
+                if crowded.load(Relaxed) != 0 || stopped.load(Relaxed) {
                     return;
                 }
-            }
-            touches.fetch_add(w.touches, Relaxed);
-            let mut q = queues.lock().unwrap();
-            q.0.push_all(&w.decided);
-            q.1.push_all(&[Vec::new(), std::mem::take(&mut w.tentative)]);
-            drop(q);
-            progress(Progress::Initial((hi - lo) as u64));
-        });
-        let children = crowded.into_inner();
+                if stop() {
+                    stopped.store(true, Relaxed);
+                    return;
+                }
+                let lo = own_lo + c * CHUNK;
+                let hi = (lo + CHUNK).min(own_hi);
+                let mut w = InitWork::<G, S>::default();
+                g.used_slots(t, lo as u64..hi as u64, &mut w.slots);
+                let slots = std::mem::take(&mut w.slots);
+                for batch in slots.chunks(BATCH) {
+                    init_batch(g, t, batch, lower, states, tuning.keep_lower_wins, &mut w);
+                    if w.crowded != 0 {
+                        crowded.fetch_max(w.crowded, Relaxed);
+                        return;
+                    }
+                }
+                touches.fetch_add(w.touches, Relaxed);
+                let mut q = queues.lock().unwrap();
+                q.0.push_all(&w.decided);
+                q.1.push_all(&[Vec::new(), std::mem::take(&mut w.tentative)]);
+                drop(q);
+                progress(Progress::Initial((hi - lo) as u64));
+            });
+        // Every rank stops alike.
+        let children = ex.max(crowded.into_inner().into()) as u32;
         if children != 0 {
             return Err(LimitError::TooManyChildren {
                 tier: Some(g.tier_name(t)),
                 children,
             });
         }
-        if stopped.into_inner() {
+        if ex.max(stopped.into_inner().into()) != 0 {
             return Ok(None);
         }
         let (mut buckets, mut tentative) = queues.into_inner().unwrap();
@@ -375,7 +428,9 @@ fn solve_with_slots<G: Tiers, S: Slot>(
         let t1 = Instant::now();
         let mut level = 0usize;
         let mut decided = 0u64;
-        while level < buckets.len() || level < tentative.len() {
+        // The levels go on while any rank has positions at this level or
+        // a later one.
+        while (level as u64) < ex.max(buckets.len().max(tentative.len()) as u64) {
             let mut current = buckets.take(level);
             let won = pack(Value::Win(level as u16));
             for i in tentative.take(level)[WINS].iter().copied() {
@@ -396,12 +451,15 @@ fn solve_with_slots<G: Tiers, S: Slot>(
                 found: &found,
                 touches: &touches,
                 tuning,
+                shift,
+                regions,
+                owned: own_regions.clone(),
             };
-            job.propagate(&current[LOSSES], true);
-            job.propagate(&current[WINS], false);
+            job.propagate(&current[LOSSES], true, ex);
+            job.propagate(&current[WINS], false, ex);
             decided += (current[LOSSES].len() + current[WINS].len()) as u64;
             progress(Progress::Level(level as u16, decided));
-            if stop() {
+            if ex.max(stop().into()) != 0 {
                 return Ok(None);
             }
             level += 1;
@@ -410,8 +468,24 @@ fn solve_with_slots<G: Tiers, S: Slot>(
     }
 
     // 3. Whatever is still open is a draw; tally (in parallel: on the
-    // largest tiers this is a pass over gigabytes).
+    // largest tiers this is a pass over gigabytes). With several ranks,
+    // each first settles its own slots and hands them to every other.
     let t2 = Instant::now();
+    if ex.ranks() > 1 {
+        store[own_lo..own_hi].par_iter_mut().for_each(|s| {
+            if is_open(s.to_bits()) {
+                *s = Packed::DRAW;
+            }
+        });
+        let words = Packed::slice_as_bits_mut(&mut store);
+        for rank in 0..ex.ranks() {
+            let r = owned_regions(regions, ex.ranks(), rank);
+            ex.broadcast(
+                rank,
+                &mut words[(r.start << shift).min(n)..(r.end << shift).min(n)],
+            );
+        }
+    }
     let tally = store
         .par_chunks_mut(1 << 16)
         .map(|chunk| {
@@ -648,9 +722,10 @@ mod tests {
                     keep_lower_wins: round != 5,
                     wide_slots: round == 64,
                 };
-                let small = solve_tier_tuned(&g, t, &lower, &|_| {}, &|| false, tiny)
-                    .unwrap()
-                    .unwrap();
+                let small =
+                    solve_tier_tuned(&g, t, &lower, &|_| {}, &|| false, tiny, &SingleProcess)
+                        .unwrap()
+                        .unwrap();
                 assert_eq!(small.values, plain.values, "tier {t} {tiny:?}");
                 if tiny.keep_lower_wins {
                     assert_eq!(small.touches, plain.touches);
@@ -669,7 +744,7 @@ mod tests {
                 let (_, s) = done.iter().find(|(k, _)| *k == d).unwrap();
                 lower.add(d, &s.values);
             }
-            let solved = solve_tier_tuned(g, t, &lower, &|_| {}, &|| false, tuning)
+            let solved = solve_tier_tuned(g, t, &lower, &|_| {}, &|| false, tuning, &SingleProcess)
                 .unwrap()
                 .unwrap();
             done.push((t, solved));
@@ -695,6 +770,81 @@ mod tests {
                 let tuned = solve_all(g, max, tuning);
                 for ((t, a), (_, b)) in plain.iter().zip(&tuned) {
                     check(id, *t, a, b);
+                }
+            });
+        }
+    }
+
+    /// Two, three and five ranks sharing each tier (threads standing in
+    /// for MPI processes: the same ownership, routing and shared end of
+    /// the levels) give every rank the table of one process, with the
+    /// default tuning and with regions of a few slots, rounds of a few
+    /// positions and 64-bit slot numbers; the counts agree and the ranks'
+    /// touches add up to one process's.
+    #[test]
+    fn ranks_sharing_a_tier_give_the_table_of_one_process() {
+        use super::super::exchange::threads::{Shared, ThreadRank};
+        let tiny = Tuning {
+            round: 7,
+            send_chunk: 3,
+            region_shift: Some(2),
+            keep_lower_wins: true,
+            wide_slots: true,
+        };
+        for (id, max) in [
+            ("two-cannons:board=4x4,soldiers=7", Some(4)),
+            ("cannon-chess-4x4", Some(3)),
+            ("weiming", None),
+        ] {
+            let any = crate::games::AnyGame::from_id(id).unwrap();
+            crate::with_game!(any, |g| {
+                let mut done: std::collections::HashMap<TierKey, SolvedTier> = Default::default();
+                for t in g.tiers(max) {
+                    let mut lower = Lower::new();
+                    for d in g.tier_deps(t) {
+                        lower.add(d, &done[&d].values);
+                    }
+                    let plain = solve_tier(g, t, &lower, &|_| {});
+                    for ranks in [2, 3, 5] {
+                        for tuning in [Tuning::default(), tiny] {
+                            let shared = Shared::new(ranks);
+                            let solved: Vec<SolvedTier> = std::thread::scope(|sc| {
+                                let handles: Vec<_> = (0..ranks)
+                                    .map(|rank| {
+                                        let (shared, lower) = (&shared, &lower);
+                                        sc.spawn(move || {
+                                            let me = ThreadRank { shared, rank };
+                                            solve_tier_tuned(
+                                                g,
+                                                t,
+                                                lower,
+                                                &|_| {},
+                                                &|| false,
+                                                tuning,
+                                                &me,
+                                            )
+                                            .unwrap()
+                                            .unwrap()
+                                        })
+                                    })
+                                    .collect();
+                                handles.into_iter().map(|h| h.join().unwrap()).collect()
+                            });
+                            let what = format!("{id} tier {t}, {ranks} ranks, {tuning:?}");
+                            for s in &solved {
+                                assert!(s.values == plain.values, "{what}");
+                                let (a, b) = (&s.stats, &plain.stats);
+                                assert_eq!(
+                                    (a.wins, a.losses, a.draws, a.unused, a.max_win, a.max_loss),
+                                    (b.wins, b.losses, b.draws, b.unused, b.max_win, b.max_loss),
+                                    "{what}"
+                                );
+                            }
+                            let touches: u64 = solved.iter().map(|s| s.touches).sum();
+                            assert_eq!(touches, plain.touches, "{what}");
+                        }
+                    }
+                    done.insert(t, plain);
                 }
             });
         }

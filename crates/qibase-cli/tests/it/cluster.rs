@@ -1,0 +1,59 @@
+//! A binary built without the `mpi` feature, started as one of several
+//! processes of an MPI job, refuses to solve (the solves of MPI jobs are
+//! tested by the `cluster` test target, built with the feature).
+
+use std::process::Command;
+
+use crate::common::temp_dir;
+
+/// The built binary with `args`, as the single process of an MPI job
+/// started by hand: the process manager's size variable alone.
+fn as_one_of(ranks: usize, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_qibase"))
+        .env("PMI_SIZE", ranks.to_string())
+        .env("PMI_RANK", "0")
+        .args(args)
+        .output()
+        .expect("run qibase")
+}
+
+#[test]
+fn without_the_mpi_feature_one_of_several_ranks_refuses_to_solve() {
+    let dir = temp_dir("no-mpi-feature");
+    let d = dir.to_str().unwrap();
+    let out = as_one_of(
+        4,
+        &[
+            "solve",
+            "two-cannons",
+            "--max-pieces",
+            "2",
+            "--dir",
+            d,
+            "--quiet",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("one of 4 processes") && err.contains("--features mpi"),
+        "{err}"
+    );
+    assert!(!dir.exists(), "nothing is solved");
+    // A job of one process is an ordinary solve.
+    let out = as_one_of(
+        1,
+        &[
+            "solve",
+            "two-cannons",
+            "--max-pieces",
+            "2",
+            "--dir",
+            d,
+            "--quiet",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
