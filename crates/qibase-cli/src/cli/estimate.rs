@@ -169,23 +169,59 @@ fn refusal(id: &str, limit: &LimitError) -> String {
     }
 }
 
-/// Print the estimate (the `--estimate` output).
-pub fn print(v: &VariantSizes, e: &Estimate) {
+/// Bytes one of `ranks` ranks sends the others while solving a tier of
+/// `slots` slots whose positions have at most `max_moves` distinct moves,
+/// at most: each decided position of its share sends one 16-bit region
+/// offset per distinct parent (no more parents than a position has
+/// un-moves, bounded as its moves are), of which the other ranks own a
+/// share `(ranks - 1) / ranks`; at the end it sends its share of the
+/// finished tier (2 bytes a slot) to each other rank.
+pub fn exchange_per_rank(slots: u64, max_moves: u32, ranks: u64) -> u64 {
+    if ranks <= 1 {
+        return 0;
+    }
+    let share = slots.div_ceil(ranks) as f64;
+    let others = (ranks - 1) as f64;
+    let updates = share * max_moves as f64 * 2.0 * others / ranks as f64;
+    let broadcast = share * 2.0 * others;
+    (updates + broadcast).min(u64::MAX as f64) as u64
+}
+
+/// Print the estimate (the `--estimate` output); with `ranks`, for a
+/// solve by that many MPI ranks (docs/cluster.md).
+pub fn print(v: &VariantSizes, e: &Estimate, ranks: Option<u64>) {
     let (id, title) = (v.id(), v.title());
     println!("{id} ({title})");
-    println!(
-        "{:>8} {:>16} {:>18} {:>12} {:>12}",
-        "tier", "slots", "positions", "memory", "disk"
-    );
-    for t in &e.tiers {
-        println!(
+    match ranks {
+        None => println!(
             "{:>8} {:>16} {:>18} {:>12} {:>12}",
-            t.name,
-            count(t.slots),
-            count(t.positions),
-            bytes(t.memory),
-            bytes(t.disk)
-        );
+            "tier", "slots", "positions", "memory", "disk"
+        ),
+        Some(_) => println!(
+            "{:>8} {:>16} {:>18} {:>14} {:>16} {:>12}",
+            "tier", "slots", "positions", "memory/rank", "exchange/rank", "disk"
+        ),
+    }
+    for t in &e.tiers {
+        match ranks {
+            None => println!(
+                "{:>8} {:>16} {:>18} {:>12} {:>12}",
+                t.name,
+                count(t.slots),
+                count(t.positions),
+                bytes(t.memory),
+                bytes(t.disk)
+            ),
+            Some(n) => println!(
+                "{:>8} {:>16} {:>18} {:>14} {:>16} {:>12}",
+                t.name,
+                count(t.slots),
+                count(t.positions),
+                bytes(t.memory),
+                bytes(exchange_per_rank(t.slots, e.max_moves, n)),
+                bytes(t.disk)
+            ),
+        }
     }
     let (lo, hi) = e.memory();
     let largest = e.largest().map_or("none".to_string(), |t| {
@@ -205,6 +241,17 @@ pub fn print(v: &VariantSizes, e: &Estimate) {
         bytes(e.disk()),
         e.max_moves
     );
+    if let Some(n) = ranks {
+        let most = e
+            .tiers
+            .iter()
+            .map(|t| exchange_per_rank(t.slots, e.max_moves, n))
+            .fold(0u64, u64::saturating_add);
+        println!(
+            "with {n} ranks: each rank needs the memory above (every rank holds the whole tiers a tier depends on, and receives the whole tier at its end) and sends the others at most {} in all; rank 0 writes the files",
+            bytes(most)
+        );
+    }
     match e.fits_here(id) {
         Ok(()) => println!("fits this machine"),
         Err(why) => println!("does not fit: {}", why.message),
@@ -309,6 +356,10 @@ mod tests {
             let err = e.fits_here("cannon-chess").unwrap_err().message;
             assert!(err.contains("cannot be solved here"), "{err}");
         }
+        // The exchange of a rank: nothing alone; with two ranks, half the
+        // tier's updates go to the other, plus half the tier once.
+        assert_eq!(exchange_per_rank(1000, 10, 1), 0);
+        assert_eq!(exchange_per_rank(1000, 10, 2), 500 * 10 * 2 / 2 + 500 * 2);
         assert_eq!(group(1_234_567), "1,234,567");
         assert_eq!(group(12), "12");
     }

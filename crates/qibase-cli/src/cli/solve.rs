@@ -34,6 +34,10 @@ pub struct SolveArgs {
     /// solve nothing.
     #[arg(long)]
     pub estimate: bool,
+    /// With --estimate: the memory and exchange of each of N ranks of an
+    /// MPI job (docs/cluster.md).
+    #[arg(long, requires = "estimate", value_parser = clap::value_parser!(u64).range(1..))]
+    pub ranks: Option<u64>,
 }
 
 pub fn run(a: &SolveArgs) -> CliResult {
@@ -56,7 +60,7 @@ pub fn run(a: &SolveArgs) -> CliResult {
         .collect();
     if a.estimate {
         for (v, e) in sizes.iter().zip(&estimates) {
-            estimate::print(v, e);
+            estimate::print(v, e, a.ranks);
         }
         return Ok(());
     }
@@ -144,13 +148,16 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError
 }
 
 /// Per tier: index slots and, among the slots holding a position, how many
-/// are wins, losses and draws for the side to move.
+/// are wins, losses and draws for the side to move; for a solve by several
+/// MPI ranks, also the bytes they sent each other.
 pub fn print_table(id: &str, reports: &[TierReport]) {
+    let shared = reports.iter().any(|r| r.exchanged_bytes > 0);
     println!("{id}");
-    println!(
+    print!(
         "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9} {:>10}",
         "tier", "slots", "wins", "losses", "draws", "max win", "max loss", "seconds", "M slots/s"
     );
+    println!("{}", if shared { "   MiB sent" } else { "" });
     for r in reports {
         let s = &r.stats;
         let rate = if r.skipped {
@@ -158,9 +165,13 @@ pub fn print_table(id: &str, reports: &[TierReport]) {
         } else {
             format!("{:.2}", r.slots as f64 / s.seconds.max(1e-9) / 1e6)
         };
-        println!(
+        print!(
             "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9.2} {:>10}",
             r.name, r.slots, s.wins, s.losses, s.draws, s.max_win, s.max_loss, s.seconds, rate
         );
+        if shared {
+            print!(" {:>10.1}", r.exchanged_bytes as f64 / (1u64 << 20) as f64);
+        }
+        println!();
     }
 }

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::{game_by_id, CliError, CliResult};
 use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::solver::{check_tier, Lower};
-use qibase::tablebase::{TbError, TierStore};
+use qibase::tablebase::TierStore;
 use qibase::value::Packed;
 use qibase::with_game;
 
@@ -28,28 +28,16 @@ pub struct VerifyArgs {
     pub quiet: bool,
 }
 
-/// The tiers of `g` that have a file in `dir`, or an error naming the
-/// command that makes them.
+/// The tiers of `g` that have a file in `dir` (fast or compact), or an
+/// error naming the command that makes them.
 pub fn present_tiers<G: Game>(g: &G, dir: &std::path::Path) -> Result<Vec<TierKey>, CliError> {
     let store = TierStore::new(g, dir);
     let tiers: Vec<TierKey> = g
         .tiers(None)
         .into_iter()
-        .filter(|&t| store.has_file(t))
+        .filter(|&t| store.has_any_file(t))
         .collect();
     if tiers.is_empty() {
-        let compact = g.tiers(None).into_iter().any(|t| {
-            qibase::tablebase::compact::compact_path(dir, g.id(), &g.tier_name(t)).exists()
-        });
-        if compact {
-            return Err(CliError::failure(format!(
-                "{} holds compact tables of {} only: `qibase unpack {} --dir {} --out DIR` gives the fast ones this command reads",
-                dir.join(g.id().replace(':', "@")).display(),
-                g.id(),
-                g.id(),
-                dir.display()
-            )));
-        }
         return Err(CliError::failure(format!(
             "no tier files of {} in {} (`qibase solve {}{}` makes them)",
             g.id(),
@@ -71,18 +59,13 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         let t0 = Instant::now();
         let tiers = present_tiers(g, &a.dir)?;
         let store = TierStore::new(g, &a.dir);
-        let load = |t: TierKey| -> Result<Vec<Packed>, TbError> { store.load(t) };
+        // Fast tiers are read, compact ones resolved from their lower tiers.
         let mut cache: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
         let mut problems = 0u64;
         let mut positions = 0u64;
         for (k, &t) in tiers.iter().enumerate() {
             let name = g.tier_name(t);
-            let values = match cache
-                .get(&t)
-                .cloned()
-                .map(Ok)
-                .unwrap_or_else(|| load(t).map(Arc::new))
-            {
+            let values = match store.load_held(t, &mut cache) {
                 Ok(v) => v,
                 Err(e) => {
                     println!("{name:>8}  BAD  {e}");
@@ -93,15 +76,12 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
             let mut lower = HashMap::new();
             let mut missing = None;
             for d in g.tier_deps(t) {
-                let v = match cache.get(&d) {
-                    Some(v) => v.clone(),
-                    None => match load(d) {
-                        Ok(v) => Arc::new(v),
-                        Err(e) => {
-                            missing = Some(e);
-                            break;
-                        }
-                    },
+                let v = match store.load_held(d, &mut cache) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        missing = Some(e);
+                        break;
+                    }
                 };
                 lower.insert(d, v);
             }
@@ -217,10 +197,50 @@ pub fn info(a: &InfoArgs) -> CliResult {
         let all = g.tiers(None);
         let bits = |b: u64, n: u64| b as f64 * 8.0 / n.max(1) as f64;
         let store = TierStore::new(g, &a.dir);
+        let mut compact = 0usize;
         for &t in &all {
             let name = g.tier_name(t);
             if !store.has_file(t) {
-                missing.push(name);
+                if !store.compact_path(t).exists() {
+                    missing.push(name);
+                    continue;
+                }
+                // A compact tier: its two parts (the header counted apart).
+                match store.open_compact(t) {
+                    Ok(c) => {
+                        let m = &c.header().meta;
+                        let s = &m.stats;
+                        let used = m.positions - s.unused;
+                        let [head, wdl, rem] = c.sizes();
+                        let len = head + wdl + rem;
+                        println!(
+                            "{name:>8} {:>12} {used:>12} {:>11} {:>7.3} {:>7.3} {:>7.3} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8.2} {:>7}  compact",
+                            m.positions,
+                            len,
+                            bits(wdl, used),
+                            bits(rem, used),
+                            bits(len, used),
+                            s.wins,
+                            s.losses,
+                            s.draws,
+                            s.max_win,
+                            s.max_loss,
+                            s.seconds,
+                            "-"
+                        );
+                        used_all += used;
+                        wdl_all += wdl;
+                        rem_all += rem;
+                        real += g.tier_positions(t);
+                        bytes += len;
+                        present += 1;
+                        compact += 1;
+                    }
+                    Err(e) => {
+                        println!("{name:>8}  BAD  {e}");
+                        bad += 1;
+                    }
+                }
                 continue;
             }
             match store.open(t) {
@@ -278,6 +298,11 @@ pub fn info(a: &InfoArgs) -> CliResult {
             println!(
                 "format {}, {bs} slots per block: WDL rANS-coded over a static context model, remoteness in Rice codes",
                 qibase::tablebase::FORMAT_VERSION
+            );
+        }
+        if compact > 0 {
+            println!(
+                "{compact} tier(s) in the compact format: a WDL part with free values where a capture or a rule decides, and a remoteness part for one side to move where the tier has halves (`qibase unpack` restores the fast files)"
             );
         }
         if !missing.is_empty() {

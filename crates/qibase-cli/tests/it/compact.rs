@@ -308,3 +308,66 @@ fn pack_and_unpack_commands() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `verify` and `info` read a compact directory: every tier resolved and
+/// checked against its moves, the same count of positions as the fast
+/// tables; `info` gives each tier's two parts; a damaged compact tier is
+/// a BAD line and a failing exit, never a pass.
+#[test]
+fn verify_and_info_read_compact_tables() {
+    let (fast, packed, g) = packed_copy("cp-verify");
+    let run = |args: &[&str]| {
+        let out = qibase(args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let verify = |d: &Path| {
+        run(&[
+            "verify",
+            "cannon-chess",
+            "--dir",
+            d.to_str().unwrap(),
+            "--quiet",
+        ])
+    };
+    let (code, from_fast) = verify(&fast);
+    assert_eq!(code, Some(0), "{from_fast}");
+    let (code, from_compact) = verify(&packed);
+    assert_eq!(code, Some(0), "{from_compact}");
+    let summary = |text: &str| {
+        text.lines()
+            .last()
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(summary(&from_fast), summary(&from_compact));
+    assert!(from_compact.contains(" ok "), "{from_compact}");
+
+    let (code, info) = run(&["info", "cannon-chess", "--dir", packed.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{info}");
+    let tiers = g.tiers(Some(3)).len();
+    assert_eq!(
+        info.lines().filter(|l| l.ends_with("compact")).count(),
+        tiers,
+        "{info}"
+    );
+    assert!(
+        info.contains(&format!("{tiers} tier(s) in the compact format")),
+        "{info}"
+    );
+
+    // Cut a compact tier short: verify says BAD and fails.
+    let t = *g.tiers(Some(3)).last().unwrap();
+    let path = compact_path(&packed, g.id(), &g.tier_name(t));
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 7]).unwrap();
+    let (code, out) = verify(&packed);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("BAD"), "{out}");
+    let _ = std::fs::remove_dir_all(fast.parent().unwrap());
+}

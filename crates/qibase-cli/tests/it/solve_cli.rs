@@ -99,3 +99,41 @@ fn solve_rejects_bad_input() {
     let out = qibase(&["solve", "weiming", "--threads", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_estimate_for_mpi_ranks_gives_each_ranks_memory_and_exchange() {
+    let run = |ranks: &str| {
+        let out = qibase(&[
+            "solve",
+            "cannon-chess:board=6x5,pieces=5",
+            "--estimate",
+            "--ranks",
+            ranks,
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let four = run("4");
+    assert!(
+        four.contains("memory/rank") && four.contains("exchange/rank"),
+        "{four}"
+    );
+    assert!(four.contains("with 4 ranks: each rank needs"), "{four}");
+    // One rank exchanges nothing.
+    let one = run("1");
+    let row = one
+        .lines()
+        .find(|l| l.trim_start().starts_with("5v5"))
+        .unwrap();
+    assert!(row.contains(" 0.0 MiB"), "{row}");
+    // Bad options: no ranks, or ranks without --estimate.
+    for args in [
+        &["solve", "weiming", "--estimate", "--ranks", "0"][..],
+        &["solve", "weiming", "--ranks", "2"][..],
+    ] {
+        let out = qibase(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -3,10 +3,14 @@
 //! count) and reads whole tiers. The solver (lower tiers), `verify`, the
 //! report and the prober ([`super::Tablebase`]) all go through it.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use super::compact::{compact_path, CompactFile};
 use super::{tier_path, TbError, TierFile, TierMeta};
 use crate::game::{Game, TierKey};
+use crate::solver::Lower;
 use crate::value::Packed;
 
 /// The tier files of `game` under `dir` (`<dir>/<game>/<tier>.qtb`).
@@ -116,5 +120,78 @@ impl<'g, G: Game> TierStore<'g, G> {
     /// As [`TierStore::open`], and [`TierFile::read_all`]'s errors.
     pub fn load(&self, t: TierKey) -> Result<Vec<Packed>, TbError> {
         self.open(t)?.read_all()
+    }
+
+    /// Where tier `t`'s compact file is (or would be).
+    pub fn compact_path(&self, t: TierKey) -> PathBuf {
+        compact_path(&self.dir, self.game.id(), &self.game.tier_name(t))
+    }
+
+    /// Whether tier `t` has a file in either format.
+    pub fn has_any_file(&self, t: TierKey) -> bool {
+        self.has_file(t) || self.compact_path(t).exists()
+    }
+
+    /// Open tier `t`'s compact file, with the checks of
+    /// [`TierStore::open`].
+    ///
+    /// # Errors
+    /// As [`CompactFile::open`], and [`TbError::Foreign`] for a file with
+    /// another slot count.
+    pub fn open_compact(&self, t: TierKey) -> Result<CompactFile, TbError> {
+        let g = self.game;
+        let path = self.compact_path(t);
+        let c = CompactFile::open(&path, g.id(), g.rules_hash(), t)?;
+        let positions = c.header().meta.positions;
+        if positions != g.tier_size(t) {
+            return Err(TbError::foreign(
+                &path,
+                format!(
+                    "file has {positions} positions but tier {} has {}: made by another qibase",
+                    g.tier_name(t),
+                    g.tier_size(t)
+                ),
+            ));
+        }
+        Ok(c)
+    }
+
+    /// Tier `t`'s packed values, from its fast file or, where it has none,
+    /// from its compact file: resolved with the values of the tiers it
+    /// depends on, which are loaded the same way first. Every tier loaded
+    /// is put in `held` (and taken from there when it is already in it),
+    /// so a caller going through the tiers in order decodes each once and
+    /// keeps what later tiers need.
+    ///
+    /// # Errors
+    /// As [`TierStore::load`] and [`CompactFile::open`], for `t` or a
+    /// tier it depends on; [`TbError::NotSolved`] when neither file
+    /// exists.
+    pub fn load_held(
+        &self,
+        t: TierKey,
+        held: &mut HashMap<TierKey, Arc<Vec<Packed>>>,
+    ) -> Result<Arc<Vec<Packed>>, TbError> {
+        if let Some(v) = held.get(&t) {
+            return Ok(v.clone());
+        }
+        let values = if self.has_file(t) || !self.compact_path(t).exists() {
+            Arc::new(self.load(t)?)
+        } else {
+            let c = self.open_compact(t)?;
+            let deps: Vec<(TierKey, Arc<Vec<Packed>>)> = self
+                .game
+                .tier_deps(t)
+                .into_iter()
+                .map(|d| Ok((d, self.load_held(d, held)?)))
+                .collect::<Result<_, TbError>>()?;
+            let mut lower = Lower::new();
+            for (d, v) in &deps {
+                lower.add(*d, v);
+            }
+            Arc::new(c.resolve(self.game, &lower)?)
+        };
+        held.insert(t, values.clone());
+        Ok(values)
     }
 }
