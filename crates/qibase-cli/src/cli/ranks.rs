@@ -24,7 +24,7 @@ pub enum Ranks {
     Alone,
     /// One rank of an MPI job.
     #[cfg(feature = "mpi")]
-    Mpi(qibase::solver::MpiExchange),
+    Mpi(qibase_mpi::MpiExchange),
 }
 
 impl Ranks {
@@ -42,7 +42,7 @@ impl Ranks {
         #[cfg(feature = "mpi")]
         {
             let _ = n;
-            qibase::solver::MpiExchange::init()
+            qibase_mpi::MpiExchange::init()
                 .map(Ranks::Mpi)
                 .map_err(|e| CliError::failure(e.to_string()))
         }

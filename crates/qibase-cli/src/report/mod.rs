@@ -48,6 +48,15 @@ pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
     let store = TierStore::new(g, dir);
     for t in g.tiers(None) {
         let name = g.tier_name(t);
+        if !store.has_file(t) && store.compact_path(t).exists() {
+            return Err(format!(
+                "the report reads fast tables, and {} holds tier {name} of {} in the compact format only (`qibase unpack {} --dir {} --out DIR` gives them back)",
+                dir.display(),
+                g.id(),
+                g.id(),
+                dir.display()
+            ));
+        }
         if !store.has_file(t) {
             return Err(format!(
                 "no complete tablebase of {} in {}: tier {name} is missing (run `qibase solve {} --dir {}`)",

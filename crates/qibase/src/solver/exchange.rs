@@ -12,8 +12,8 @@
 //! whole finished tier ([`Exchange::broadcast`]), since later tiers read it.
 //!
 //! The solver knows nothing of how the ranks talk: [`SingleProcess`] is one
-//! rank, every operation the identity; the `mpi` cargo feature adds an
-//! MPI back-end ([`super::mpi`]). The table is the same for any number of
+//! rank, every operation the identity; the `qibase-mpi` crate (the command
+//! line's `mpi` feature) adds an MPI back-end. The table is the same for any number of
 //! ranks: within a level the order of the updates never changes which
 //! positions are decided at which level.
 

@@ -14,8 +14,6 @@ mod access;
 mod check;
 mod exchange;
 mod limits;
-#[cfg(feature = "mpi")]
-mod mpi;
 mod propagate;
 mod slot;
 mod tier;
@@ -31,8 +29,6 @@ pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use exchange::{owned_regions, owned_slots, Exchange, SingleProcess};
 pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
-#[cfg(feature = "mpi")]
-pub use mpi::{MpiError, MpiExchange, ROUND_ELEMENTS};
 pub use tier::{
     solve_tier, try_solve_tier, try_solve_tier_shared, try_solve_tier_until, Lower, Progress,
     SolvedTier,

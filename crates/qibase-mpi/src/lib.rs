@@ -1,7 +1,11 @@
-//! The MPI back-end of [`Exchange`] (cargo feature `mpi`): the ranks of a
+//! The MPI back-end of qibase's solver ([`Exchange`]): the ranks of a
 //! solve are the processes of an MPI job (`mpiexec -n N`, `srun`), and each
 //! collective operation is the MPI one (`MPI_Alltoallv`, `MPI_Allreduce`,
 //! `MPI_Bcast`), through the `mpi` crate.
+//!
+//! A crate of its own, outside the workspace's members: building it needs
+//! an MPI library and libclang, which the ordinary build does not. The
+//! command line takes it with its `mpi` feature (docs/cluster.md).
 //!
 //! MPI counts and displacements are 32-bit, so the large transfers go in
 //! rounds of at most [`ROUND_ELEMENTS`] elements a call.
@@ -16,7 +20,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::{Count, Threading};
 
-use super::exchange::Exchange;
+use qibase::solver::Exchange;
 
 /// Elements moved by one MPI call at most (all destinations together), so
 /// every count and displacement fits MPI's 32-bit `int`.
