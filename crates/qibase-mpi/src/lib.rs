@@ -101,6 +101,14 @@ impl MpiExchange {
         self.one_at_a_time.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// `MPI_Allreduce` of every rank's `x` under `op`.
+    fn all_reduce(&self, x: u64, op: SystemOperation) -> u64 {
+        let mut out = 0u64;
+        let _one = self.lock();
+        self.world.all_reduce_into(&x, &mut out, op);
+        out
+    }
+
     /// `MPI_Alltoallv` of `send` (`send_counts[d]` elements to rank `d`,
     /// back to back) into `recv` (`recv_counts[s]` from rank `s`).
     fn all_to_all_v<T: Equivalence + Copy + Default>(
@@ -151,27 +159,15 @@ impl Exchange for MpiExchange {
     }
 
     fn max(&self, x: u64) -> u64 {
-        let mut out = 0u64;
-        let _one = self.lock();
-        self.world
-            .all_reduce_into(&x, &mut out, SystemOperation::max());
-        out
+        self.all_reduce(x, SystemOperation::max())
     }
 
     fn min(&self, x: u64) -> u64 {
-        let mut out = 0u64;
-        let _one = self.lock();
-        self.world
-            .all_reduce_into(&x, &mut out, SystemOperation::min());
-        out
+        self.all_reduce(x, SystemOperation::min())
     }
 
     fn sum(&self, x: u64) -> u64 {
-        let mut out = 0u64;
-        let _one = self.lock();
-        self.world
-            .all_reduce_into(&x, &mut out, SystemOperation::sum());
-        out
+        self.all_reduce(x, SystemOperation::sum())
     }
 
     fn all_to_all(

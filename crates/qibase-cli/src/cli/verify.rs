@@ -163,6 +163,17 @@ pub struct InfoArgs {
     pub dir: PathBuf,
 }
 
+/// What `info` shows of one tier's file, in either format.
+struct TierSizes {
+    meta: qibase::tablebase::TierMeta,
+    /// Bytes of the file, of its WDL part and of its remoteness part.
+    len: u64,
+    wdl: u64,
+    rem: u64,
+    /// Slots per block of a fast file; `None` for a compact one.
+    fast_block: Option<u32>,
+}
+
 pub fn info(a: &InfoArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
@@ -200,80 +211,66 @@ pub fn info(a: &InfoArgs) -> CliResult {
         let mut compact = 0usize;
         for &t in &all {
             let name = g.tier_name(t);
-            if !store.has_file(t) {
-                if !store.compact_path(t).exists() {
-                    missing.push(name);
-                    continue;
-                }
-                // A compact tier: its two parts (the header counted apart).
-                match store.open_compact(t) {
-                    Ok(c) => {
-                        let m = &c.header().meta;
-                        let s = &m.stats;
-                        let used = m.positions - s.unused;
-                        let [head, wdl, rem] = c.sizes();
-                        let len = head + wdl + rem;
-                        println!(
-                            "{name:>8} {:>12} {used:>12} {:>11} {:>7.3} {:>7.3} {:>7.3} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8.2} {:>7}  compact",
-                            m.positions,
-                            len,
-                            bits(wdl, used),
-                            bits(rem, used),
-                            bits(len, used),
-                            s.wins,
-                            s.losses,
-                            s.draws,
-                            s.max_win,
-                            s.max_loss,
-                            s.seconds,
-                            "-"
-                        );
-                        used_all += used;
-                        wdl_all += wdl;
-                        rem_all += rem;
-                        real += g.tier_positions(t);
-                        bytes += len;
-                        present += 1;
-                        compact += 1;
-                    }
-                    Err(e) => {
-                        println!("{name:>8}  BAD  {e}");
-                        bad += 1;
-                    }
-                }
-                continue;
-            }
-            match store.open(t) {
-                Ok(f) => {
-                    let m = f.meta();
-                    let s = &m.stats;
-                    let used = m.positions - s.unused;
+            let opened = if store.has_file(t) {
+                store.open(t).map(|f| {
                     // Each section owns its half of the block index.
-                    let [_, index, wdl_len, rem_len] = f.section_bytes();
-                    let wdl = wdl_len + index / 2;
-                    let rem = rem_len + index / 2;
+                    let [_, index, wdl, rem] = f.section_bytes();
+                    TierSizes {
+                        meta: f.meta().clone(),
+                        len: f.file_len(),
+                        wdl: wdl + index / 2,
+                        rem: rem + index / 2,
+                        fast_block: Some(f.block_size()),
+                    }
+                })
+            } else if store.compact_path(t).exists() {
+                // The two parts; the header counted apart.
+                store.open_compact(t).map(|c| {
+                    let [head, wdl, rem] = c.sizes();
+                    TierSizes {
+                        meta: c.header().meta.clone(),
+                        len: head + wdl + rem,
+                        wdl,
+                        rem,
+                        fast_block: None,
+                    }
+                })
+            } else {
+                missing.push(name);
+                continue;
+            };
+            match opened {
+                Ok(z) => {
+                    let (m, s) = (&z.meta, &z.meta.stats);
+                    let used = m.positions - s.unused;
+                    let (write, format) = match z.fast_block {
+                        Some(_) => (format!("{:.3}", s.write_seconds), ""),
+                        None => ("-".to_string(), "  compact"),
+                    };
                     println!(
-                        "{name:>8} {:>12} {used:>12} {:>11} {:>7.3} {:>7.3} {:>7.3} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8.2} {:>7.3}",
+                        "{name:>8} {:>12} {used:>12} {:>11} {:>7.3} {:>7.3} {:>7.3} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8.2} {write:>7}{format}",
                         m.positions,
-                        f.file_len(),
-                        bits(wdl, used),
-                        bits(rem, used),
-                        bits(f.file_len(), used),
+                        z.len,
+                        bits(z.wdl, used),
+                        bits(z.rem, used),
+                        bits(z.len, used),
                         s.wins,
                         s.losses,
                         s.draws,
                         s.max_win,
                         s.max_loss,
                         s.seconds,
-                        s.write_seconds
                     );
                     used_all += used;
-                    wdl_all += wdl;
-                    rem_all += rem;
+                    wdl_all += z.wdl;
+                    rem_all += z.rem;
                     real += g.tier_positions(t);
-                    bytes += f.file_len();
+                    bytes += z.len;
                     present += 1;
-                    block = Some(f.block_size());
+                    match z.fast_block {
+                        Some(b) => block = Some(b),
+                        None => compact += 1,
+                    }
                 }
                 Err(e) => {
                     println!("{name:>8}  BAD  {e}");

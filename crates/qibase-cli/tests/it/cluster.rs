@@ -21,18 +21,16 @@ fn as_one_of(ranks: usize, args: &[&str]) -> std::process::Output {
 fn without_the_mpi_feature_one_of_several_ranks_refuses_to_solve() {
     let dir = temp_dir("no-mpi-feature");
     let d = dir.to_str().unwrap();
-    let out = as_one_of(
-        4,
-        &[
-            "solve",
-            "two-cannons",
-            "--max-pieces",
-            "2",
-            "--dir",
-            d,
-            "--quiet",
-        ],
-    );
+    let solve = [
+        "solve",
+        "two-cannons",
+        "--max-pieces",
+        "2",
+        "--dir",
+        d,
+        "--quiet",
+    ];
+    let out = as_one_of(4, &solve);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -42,18 +40,7 @@ fn without_the_mpi_feature_one_of_several_ranks_refuses_to_solve() {
     );
     assert!(!dir.exists(), "nothing is solved");
     // A job of one process is an ordinary solve.
-    let out = as_one_of(
-        1,
-        &[
-            "solve",
-            "two-cannons",
-            "--max-pieces",
-            "2",
-            "--dir",
-            d,
-            "--quiet",
-        ],
-    );
+    let out = as_one_of(1, &solve);
     assert!(out.status.success(), "{out:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

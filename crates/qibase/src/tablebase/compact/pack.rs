@@ -208,19 +208,8 @@ pub fn unpack<G: Game>(
     let mut report = Vec::new();
     for (k, &t) in tiers.iter().enumerate() {
         let t0 = Instant::now();
-        let c = CompactFile::open(&path_of(t), g.id(), g.rules_hash(), t)?;
+        let c = TierStore::new(g, src).open_compact(t)?;
         let h = c.header().clone();
-        if h.meta.positions != g.tier_size(t) {
-            return Err(TbError::foreign(
-                c.path(),
-                format!(
-                    "file has {} positions but tier {} has {}: made by another qibase",
-                    h.meta.positions,
-                    g.tier_name(t),
-                    g.tier_size(t)
-                ),
-            ));
-        }
         let dest: PathBuf = tier_path(out, g.id(), &g.tier_name(t));
         let matches =
             dest.exists() && file_checksum(&dest).is_ok_and(|x| x == (h.fast_len, h.fast_checksum));
