@@ -58,6 +58,7 @@ pub fn run(a: &BenchArgs) -> CliResult {
     let opts = SolveOptions {
         dir: dir.clone(),
         max_pieces: a.max_pieces,
+        memory: None,
     };
     let t0 = Instant::now();
     let result = with_game!(any, |g| pool.install(|| solve_game(

@@ -1193,9 +1193,11 @@ fn solve_any(
 /// `wins`, `losses`, `draws`). Ctrl-C (`KeyboardInterrupt`) or an
 /// exception from the callback stops the solve within moments: the tier
 /// being solved is given up, the finished ones stay on disk, and a later
-/// solve resumes. Returns one dict per tier.
+/// solve resumes. `memory` bounds the bytes the solve holds: tiers that
+/// do not fit are solved out of core, to the same tables. Returns one
+/// dict per tier.
 #[pyfunction]
-#[pyo3(signature = (variant, directory, max_pieces=None, threads=None, progress=None))]
+#[pyo3(signature = (variant, directory, max_pieces=None, threads=None, progress=None, memory=None))]
 fn solve<'py>(
     py: Python<'py>,
     variant: &Bound<'py, PyAny>,
@@ -1203,6 +1205,7 @@ fn solve<'py>(
     max_pieces: Option<u32>,
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
+    memory: Option<u64>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let game = game_arg(variant)?;
     if let Some(cb) = &progress {
@@ -1212,6 +1215,9 @@ fn solve<'py>(
     }
     if threads == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1"));
+    }
+    if memory == Some(0) {
+        return Err(PyValueError::new_err("memory must be at least 1 byte"));
     }
     let tiers = with_game!(game, |g| g.tiers(max_pieces).len());
     let obs = PyObserver {
@@ -1224,6 +1230,7 @@ fn solve<'py>(
     let opts = SolveOptions {
         dir: directory,
         max_pieces,
+        memory,
     };
     let result = released(py, || {
         let pool = match threads {

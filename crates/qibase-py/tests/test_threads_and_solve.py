@@ -143,3 +143,23 @@ def test_values_and_games():
     end = w.result(pos)
     assert end is not None and str(end.value) == "loss 0" and end.reason
     assert w.moves(pos) == [] and w.result(w.start) is None
+
+
+def test_a_solve_under_a_memory_budget_gives_the_same_tables(tmp_path):
+    variant = "cannon-chess-4x4"
+    g = qibase.Game(variant)
+    plain, budget = tmp_path / "plain", tmp_path / "budget"
+    qibase.solve(variant, plain, max_pieces=3)
+    reports = qibase.solve(variant, budget, max_pieces=3, memory=32 * 1024)
+    assert [r["tier"] for r in reports] == [n for _, n in g.tier_names(3)]
+    with qibase.open_tablebase(plain) as a, qibase.open_tablebase(budget) as b:
+        for key, name in g.tier_names(3):
+            for x, y in zip(a.tier_values(g, key), b.tier_values(g, key)):
+                assert np.array_equal(x, y), name
+    # A budget that cannot hold one region, and a zero budget, are refused
+    # before anything is solved.
+    with pytest.raises(qibase.Error, match="too small for tier"):
+        qibase.solve(variant, tmp_path / "none", max_pieces=3, memory=1000)
+    with pytest.raises(ValueError, match="memory"):
+        qibase.solve(variant, tmp_path / "none", max_pieces=3, memory=0)
+    assert not (tmp_path / "none").exists()

@@ -55,7 +55,7 @@
 //! let dir = std::env::temp_dir().join(format!("qibase-doctest-{}", std::process::id()));
 //! # let _ = std::fs::remove_dir_all(&dir);
 //! let g = Weiming::new();
-//! let opts = SolveOptions { dir: dir.clone(), max_pieces: None };
+//! let opts = SolveOptions { dir: dir.clone(), max_pieces: None, memory: None };
 //! let reports = solve_game(&g, &opts, &())?;
 //! assert!(reports.iter().all(|r| !r.skipped));
 //! let tb = Tablebase::open(&g, &dir);

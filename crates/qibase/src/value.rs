@@ -137,6 +137,12 @@ impl Packed {
     }
 
     /// Packed values as their 16-bit words.
+    pub(crate) fn slice_as_bits(values: &[Packed]) -> &[u16] {
+        // SAFETY: `Packed` is `repr(transparent)` over `u16`.
+        unsafe { &*(values as *const [Packed] as *const [u16]) }
+    }
+
+    /// Packed values as their 16-bit words.
     pub(crate) fn slice_as_bits_mut(values: &mut [Packed]) -> &mut [u16] {
         // SAFETY: `Packed` is `repr(transparent)` over `u16`, every `u16`
         // is a valid `Packed`, and the exclusive borrow carries over.

@@ -75,15 +75,19 @@ impl Estimate {
 
     /// The one-line refusal of a solve here: over the solver's limits, or
     /// more memory than this machine has.
-    pub fn fits_here(&self, id: &str) -> Result<(), CliError> {
+    /// With `budgeted` (a memory budget given), only the limits count.
+    pub fn fits_here(&self, id: &str, budgeted: bool) -> Result<(), CliError> {
         if let Some(why) = &self.refusal {
             return Err(CliError::input(why.clone()));
+        }
+        if budgeted {
+            return Ok(());
         }
         let (need, _) = self.memory();
         if let Some(total) = mem_total() {
             if need > total {
                 return Err(CliError::input(format!(
-                    "{id} cannot be solved here: its largest tier needs at least {} of memory, this machine has {}; try --max-pieces",
+                    "{id} cannot be solved here: its largest tier needs at least {} of memory, this machine has {}; try --max-pieces or --memory",
                     bytes(need),
                     bytes(total)
                 )));
@@ -252,7 +256,7 @@ pub fn print(v: &VariantSizes, e: &Estimate, ranks: Option<u64>) {
             bytes(most)
         );
     }
-    match e.fits_here(id) {
+    match e.fits_here(id, false) {
         Ok(()) => println!("fits this machine"),
         Err(why) => println!("does not fit: {}", why.message),
     }
@@ -303,7 +307,7 @@ mod tests {
     fn sizes_and_limits() {
         let sizes = |spec: &str| VariantSizes::of(spec).unwrap();
         let e = check(&sizes("three-cannons"), Some(5));
-        assert!(e.fits_here("three-cannons").is_ok());
+        assert!(e.fits_here("three-cannons", false).is_ok());
         assert_eq!(e.slots, 22_612_634);
         assert_eq!(e.positions, 163_037_800);
         assert_eq!(e.largest().unwrap().name, "k5");
@@ -353,7 +357,7 @@ mod tests {
         let small = e.tiers.iter().find(|t| t.slots < 1 << 32).unwrap();
         assert_eq!(small.memory_max - small.memory, 4 * small.slots);
         if mem_total().is_some_and(|m| m < e.memory().0) {
-            let err = e.fits_here("cannon-chess").unwrap_err().message;
+            let err = e.fits_here("cannon-chess", false).unwrap_err().message;
             assert!(err.contains("cannot be solved here"), "{err}");
         }
         // The exchange of a rank: nothing alone; with two ranks, half the

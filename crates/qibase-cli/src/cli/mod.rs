@@ -76,7 +76,9 @@ impl From<qibase::solver::SolveError> for CliError {
             qibase::solver::SolveError::Limit(e) => CliError::input(e.to_string()),
             qibase::solver::SolveError::Tablebase(e) => e.into(),
             e @ qibase::solver::SolveError::Stopped { .. } => CliError::failure(e.to_string()),
-            e @ qibase::solver::SolveError::RanksDisagree { .. } => CliError::input(e.to_string()),
+            e @ (qibase::solver::SolveError::RanksDisagree { .. }
+            | qibase::solver::SolveError::MemoryTooSmall { .. }
+            | qibase::solver::SolveError::MemoryWithRanks { .. }) => CliError::input(e.to_string()),
         }
     }
 }

@@ -38,6 +38,41 @@ pub struct SolveArgs {
     /// MPI job (docs/cluster.md).
     #[arg(long, requires = "estimate", value_parser = clap::value_parser!(u64).range(1..))]
     pub ranks: Option<u64>,
+    /// Hold at most about SIZE of memory (e.g. 512MiB, 4GiB): tiers that do
+    /// not fit are solved out of core, through scratch files in the
+    /// tablebase directory, to the same tables (docs/out-of-core.md).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
+}
+
+/// A size in bytes: a number with an optional unit (B, K/KiB, M/MiB,
+/// G/GiB, T/TiB; powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" | "kb" => 10,
+        "m" | "mib" | "mb" => 20,
+        "g" | "gib" | "gb" => 30,
+        "t" | "tib" | "tb" => 40,
+        _ => {
+            return Err(format!(
+                "unknown unit in {s:?}: use B, KiB, MiB, GiB or TiB"
+            ))
+        }
+    };
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size (e.g. 512MiB)"))?;
+    let b = x * (1u64 << shift) as f64;
+    if !(1.0..1.8e19).contains(&b) {
+        return Err(format!("{s:?} is out of range: at least 1 byte"));
+    }
+    Ok(b as u64)
 }
 
 pub fn run(a: &SolveArgs) -> CliResult {
@@ -64,9 +99,10 @@ pub fn run(a: &SolveArgs) -> CliResult {
         }
         return Ok(());
     }
-    // Refuse what cannot be solved here before anything is solved.
+    // Refuse what cannot be solved here before anything is solved (with
+    // a memory budget, the budget decides what fits).
     for (id, e) in ids.iter().zip(&estimates) {
-        e.fits_here(id)?;
+        e.fits_here(id, a.memory.is_some())?;
     }
     // Built once, by the estimate; `fits_here` has refused
     // the variants that cannot be built.
@@ -78,6 +114,7 @@ pub fn run(a: &SolveArgs) -> CliResult {
     let opts = SolveOptions {
         dir: a.dir.clone(),
         max_pieces: a.max_pieces,
+        memory: a.memory,
     };
     // Alone, or one rank of an MPI job: then rank 0 alone shows progress,
     // prints the tables and writes the files.
@@ -97,6 +134,8 @@ pub fn run(a: &SolveArgs) -> CliResult {
                 SolveError::Limit(_)
                     | SolveError::Stopped { .. }
                     | SolveError::RanksDisagree { .. }
+                    | SolveError::MemoryTooSmall { .. }
+                    | SolveError::MemoryWithRanks { .. }
             );
             ranks.fail(e.into(), collective)
         })?;
@@ -152,12 +191,14 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError
 /// MPI ranks, also the bytes they sent each other.
 pub fn print_table(id: &str, reports: &[TierReport]) {
     let shared = reports.iter().any(|r| r.exchanged_bytes > 0);
+    let spilled = reports.iter().any(|r| r.windows > 0);
     println!("{id}");
     print!(
         "{:>8} {:>14} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9} {:>10}",
         "tier", "slots", "wins", "losses", "draws", "max win", "max loss", "seconds", "M slots/s"
     );
-    println!("{}", if shared { "   MiB sent" } else { "" });
+    print!("{}", if shared { "   MiB sent" } else { "" });
+    println!("{}", if spilled { "   windows" } else { "" });
     for r in reports {
         let s = &r.stats;
         let rate = if r.skipped {
@@ -171,6 +212,10 @@ pub fn print_table(id: &str, reports: &[TierReport]) {
         );
         if shared {
             print!(" {:>10.1}", r.exchanged_bytes as f64 / (1u64 << 20) as f64);
+        }
+        if spilled {
+            // 0: the tier fitted the budget and was solved in memory.
+            print!(" {:>9}", r.windows);
         }
         println!();
     }

@@ -19,6 +19,7 @@ fn solve_into<G: Game>(g: &G, dir: &Path, max_pieces: Option<u32>) {
     let opts = SolveOptions {
         dir: dir.to_path_buf(),
         max_pieces,
+        memory: None,
     };
     solve_game(g, &opts, &()).unwrap();
 }

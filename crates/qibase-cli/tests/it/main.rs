@@ -15,6 +15,7 @@ mod puzzles;
 mod report;
 mod server;
 mod solve_cli;
+mod spill;
 mod tablebase_errors;
 mod tablebase_format;
 mod truncated;

@@ -151,5 +151,6 @@ def solve(
     max_pieces: Optional[int] = None,
     threads: Optional[int] = None,
     progress: Optional[Callable[[dict[str, object]], object]] = None,
+    memory: Optional[int] = None,
 ) -> list[dict[str, object]]: ...
 def _panic_for_tests(released_gil: bool) -> None: ...

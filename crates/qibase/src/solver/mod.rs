@@ -16,6 +16,7 @@ mod exchange;
 mod limits;
 mod propagate;
 mod slot;
+mod spill;
 mod tier;
 
 use std::collections::hash_map::Entry;
@@ -45,6 +46,10 @@ pub struct SolveOptions {
     pub dir: PathBuf,
     /// Only the closed subset with at most this many pieces a side.
     pub max_pieces: Option<u32>,
+    /// Bytes the solve may hold, about (`None`: as much as it needs).
+    /// Tiers that do not fit are solved out of core, with scratch files
+    /// in `<dir>/<game>/.spill`; the tables are the same.
+    pub memory: Option<u64>,
 }
 
 /// What a solve tells its caller while it runs. The library prints
@@ -119,6 +124,10 @@ pub struct TierReport {
     /// Bytes the ranks sent each other while solving the tier, all ranks
     /// together (0 in a solve in one process).
     pub exchanged_bytes: u64,
+    /// Windows the tier's state words were held in, one at a time, when
+    /// a memory budget made it solve out of core; 0 when it was solved in
+    /// memory.
+    pub windows: usize,
 }
 
 /// Solve every tier of `g` (or of the subset) in memory, without files.
@@ -195,6 +204,24 @@ pub enum SolveError {
         /// The name of the tier that was not started.
         next: String,
     },
+    /// The memory budget cannot hold one region of a tier's state words
+    /// and the buffers that go with it.
+    MemoryTooSmall {
+        /// The first tier the budget cannot take.
+        tier: String,
+        /// The budget, in bytes.
+        budget: u64,
+        /// The smallest budget that would take that tier.
+        need: u64,
+        /// Slots of one of the tier's regions.
+        region_slots: u64,
+    },
+    /// A memory budget was given to a solve shared by MPI ranks, which
+    /// cannot spill yet.
+    MemoryWithRanks {
+        /// The number of ranks.
+        ranks: usize,
+    },
     /// The ranks of a solve were not all asked for the same solve: the
     /// variant, the subset or the directory differ from rank 0's.
     RanksDisagree {
@@ -217,6 +244,21 @@ impl std::fmt::Display for SolveError {
                     "solve stopped at tier {next}; solving again resumes there"
                 )
             }
+            SolveError::MemoryTooSmall {
+                tier,
+                budget,
+                need,
+                region_slots,
+            } => write!(
+                f,
+                "a memory budget of {} is too small for tier {tier}: it must hold one region of {region_slots} slots and its buffers, at least {}",
+                spill::human_bytes(*budget),
+                spill::human_bytes(*need)
+            ),
+            SolveError::MemoryWithRanks { ranks } => write!(
+                f,
+                "a memory budget cannot be combined with {ranks} MPI ranks yet: run the solve in one process, or without a budget"
+            ),
             SolveError::RanksDisagree { first, here } if first == here => write!(
                 f,
                 "the ranks of this solve disagree: another rank is not solving what rank 0 solves ({first})"
@@ -234,7 +276,10 @@ impl std::error::Error for SolveError {
         match self {
             SolveError::Limit(e) => Some(e),
             SolveError::Tablebase(e) => Some(e),
-            SolveError::Stopped { .. } | SolveError::RanksDisagree { .. } => None,
+            SolveError::Stopped { .. }
+            | SolveError::RanksDisagree { .. }
+            | SolveError::MemoryTooSmall { .. }
+            | SolveError::MemoryWithRanks { .. } => None,
         }
     }
 }
@@ -301,6 +346,13 @@ pub fn solve_game_shared<G: Game>(
     }
     check_limits(g, opts.max_pieces, None)?;
     let mut reports = Vec::new();
+    if let Some(budget) = opts.memory {
+        if ex.ranks() > 1 {
+            return Err(SolveError::MemoryWithRanks { ranks: ex.ranks() });
+        }
+        spill::solve_tiers_spilled(g, opts, budget, observer, &mut reports)?;
+        return Ok(reports);
+    }
     let mut pending = None;
     let result = solve_tiers(g, opts, observer, ex, &mut reports, &mut pending);
     // Even after an error, let the last write finish (or fail) cleanly.
@@ -379,6 +431,7 @@ fn solve_tiers<G: Game>(
                         write_wait_seconds: 0.0,
                         skipped: true,
                         exchanged_bytes: 0,
+                        windows: 0,
                     });
                     continue;
                 }
@@ -446,6 +499,7 @@ fn solve_tiers<G: Game>(
             write_wait_seconds: 0.0,
             skipped: false,
             exchanged_bytes: ex.sum(ex.bytes_sent() - sent_before),
+            windows: 0,
         });
         observer.tier_solved(&reports[reports.len() - 1]);
         if ex.rank() == 0 {
@@ -534,6 +588,7 @@ mod tests {
         let opts = SolveOptions {
             dir: dir.clone(),
             max_pieces: Some(3),
+            memory: None,
         };
         let tiers = g.tiers(Some(3));
         let stop = StopInLevels {
@@ -561,6 +616,136 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A solve under a memory budget a few times smaller than its largest
+    /// tier solves that tier out of core, in many windows, its queues and
+    /// updates through spill files, and writes the same values as a solve
+    /// in memory, on every slot; a budget that cannot hold one region is a
+    /// typed error before anything is solved.
+    #[test]
+    fn a_solve_under_a_tiny_budget_gives_the_tables_of_one_in_memory() {
+        for (id, max, budget) in [
+            ("two-cannons:board=4x4,soldiers=7", Some(6), 192u64 << 10),
+            ("cannon-chess-4x4", Some(3), 32 << 10),
+            ("weiming", None, 16 << 10),
+        ] {
+            let any = AnyGame::from_id(id).unwrap();
+            crate::with_game!(any, |g| {
+                let dir = std::env::temp_dir().join(format!(
+                    "qibase-spill-{}-{}",
+                    id.replace([':', '=', ','], "-"),
+                    std::process::id()
+                ));
+                let _ = std::fs::remove_dir_all(&dir);
+                let opts = SolveOptions {
+                    dir: dir.clone(),
+                    max_pieces: max,
+                    memory: Some(budget),
+                };
+                let reports = solve_game(g, &opts, &()).unwrap();
+                let most = reports.iter().map(|r| r.windows).max().unwrap();
+                assert!(most >= 8, "{id}: at most {most} windows");
+                // Small tiers still solve in memory.
+                assert!(
+                    reports.len() == 1 || reports.iter().any(|r| r.windows == 0),
+                    "{id}"
+                );
+                // The same tier files as a solve without a budget: the
+                // same values on every slot, used or not.
+                let plain_dir = dir.join("plain");
+                let plain = SolveOptions {
+                    dir: plain_dir.clone(),
+                    memory: None,
+                    ..opts.clone()
+                };
+                solve_game(g, &plain, &()).unwrap();
+                let (store, plain) = (TierStore::new(g, &dir), TierStore::new(g, &plain_dir));
+                for (t, r) in g.tiers(max).into_iter().zip(&reports) {
+                    let (back, want) = (store.load(t).unwrap(), plain.load(t).unwrap());
+                    let bad = back.iter().zip(&want).position(|(a, b)| a != b);
+                    assert!(
+                        bad.is_none() && back.len() == want.len(),
+                        "{id} tier {} ({} windows): slot {bad:?}: {:?} vs {:?}",
+                        g.tier_name(t),
+                        r.windows,
+                        bad.map(|i| back[i]),
+                        bad.map(|i| want[i]),
+                    );
+                }
+                assert_files_equal_a_solve_in_memory(g, &store, max.unwrap_or(u32::MAX));
+                assert!(!dir.join(g.id()).join(".spill").exists(), "scratch left");
+                // Resumed under the budget: every tier skipped.
+                let again = solve_game(g, &opts, &()).unwrap();
+                assert!(again.iter().all(|r| r.skipped));
+                let _ = std::fs::remove_dir_all(&dir);
+            });
+        }
+        let g = crate::games::weiming::Weiming::new();
+        let opts = SolveOptions {
+            dir: std::env::temp_dir().join(format!("qibase-spill-none-{}", std::process::id())),
+            max_pieces: None,
+            memory: Some(1000),
+        };
+        match solve_game(&g, &opts, &()) {
+            Err(e @ SolveError::MemoryTooSmall { .. }) => {
+                assert!(e.to_string().contains("too small for tier"), "{e}");
+            }
+            other => panic!("expected MemoryTooSmall, got {:?}", other.map(|r| r.len())),
+        }
+        assert!(!opts.dir.exists());
+    }
+
+    /// Out-of-core solves resume: finished tiers (made raw again from
+    /// their files for the tiers above) are skipped.
+    #[test]
+    fn a_stopped_solve_under_a_budget_resumes() {
+        let AnyGame::CannonChess(g) = AnyGame::from_id("cannon-chess-4x4").unwrap() else {
+            unreachable!()
+        };
+        let dir = std::env::temp_dir().join(format!("qibase-spill-stop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let opts = SolveOptions {
+            dir: dir.clone(),
+            max_pieces: Some(3),
+            memory: Some(96 << 10),
+        };
+        // Stopped in the third level of the largest tier (out of core).
+        let tiers = g.tiers(Some(3));
+        let largest = *tiers.iter().max_by_key(|&&t| g.tier_size(t)).unwrap();
+        struct StopInTier {
+            name: String,
+            current: std::sync::Mutex<String>,
+            levels: AtomicUsize,
+        }
+        impl SolveObserver for StopInTier {
+            fn tier_started(&self, name: &str, _: u64) {
+                *self.current.lock().unwrap() = name.to_string();
+            }
+            fn level(&self, _: u16, _: u64) {
+                if *self.current.lock().unwrap() == self.name {
+                    self.levels.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            fn should_stop(&self) -> bool {
+                self.levels.load(Ordering::Relaxed) >= 3
+            }
+        }
+        let stop = StopInTier {
+            name: g.tier_name(largest),
+            current: Default::default(),
+            levels: AtomicUsize::new(0),
+        };
+        match solve_game(&g, &opts, &stop) {
+            Err(SolveError::Stopped { next }) => assert_eq!(next, g.tier_name(largest)),
+            other => panic!("expected Stopped, got {:?}", other.map(|r| r.len())),
+        }
+        let reports = solve_game(&g, &opts, &()).unwrap();
+        assert!(reports.iter().any(|r| r.skipped));
+        assert!(reports.iter().any(|r| r.windows > 1 && !r.skipped));
+        let store = TierStore::new(&g, &dir);
+        assert_files_equal_a_solve_in_memory(&g, &store, 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_stopped_solve_keeps_its_finished_tiers_and_resumes() {
         let AnyGame::CannonChess(g) = AnyGame::from_id("cannon-chess").unwrap() else {
@@ -571,6 +756,7 @@ mod tests {
         let opts = SolveOptions {
             dir: dir.clone(),
             max_pieces: Some(2),
+            memory: None,
         };
         let tiers = g.tiers(Some(2));
         assert!(tiers.len() >= 3, "{} tiers", tiers.len());

@@ -91,9 +91,9 @@ pub(super) fn region_shift(n: usize) -> u32 {
 /// `msgs[starts[r]..starts[r + 1]]`, each as its offset in the region
 /// (regions have at most 2^16 slots: half the memory of whole ranks, so
 /// twice the updates per round).
-struct Outbox {
-    msgs: Vec<u16>,
-    starts: Vec<u32>,
+pub(super) struct Outbox {
+    pub msgs: Vec<u16>,
+    pub starts: Vec<u32>,
 }
 
 /// Scratch space of a send task (rayon reuses it across tasks).
@@ -146,7 +146,15 @@ pub(super) struct LevelJob<'a, G: Tiers, S> {
     pub g: &'a G,
     pub t: TierKey,
     pub lower: &'a Lower<'a>,
+    /// The state words of slots `base..base + states.len()`: the whole
+    /// tier (`base` 0), or the window of it an out-of-core solve holds.
     pub states: &'a [AtomicU16],
+    pub base: usize,
+    /// Open states whose longest lower-tier win did not fit their state
+    /// word, as (slot, that win), sorted: an out-of-core solve settles
+    /// their losses from it instead of reading the lower tiers. `None`:
+    /// read the lower tiers.
+    pub saturated: Option<&'a [(u64, u16)]>,
     pub level: u16,
     /// Positions found decided, for later levels.
     pub found: &'a Mutex<&'a mut Buckets<S>>,
@@ -170,30 +178,42 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
         let round = b.round.max(1);
         // Every rank runs as many rounds as the busiest one.
         let rounds = ex.max(positions.len().div_ceil(round) as u64) as usize;
-        let (shift, regions) = (self.shift, self.regions);
+        let regions = self.regions;
         for k in 0..rounds {
             let lo = (k * round).min(positions.len());
             let hi = (lo + round).min(positions.len());
-            let boxes: Vec<Outbox> = positions[lo..hi]
-                .par_chunks(b.send_chunk.max(1))
-                .map_init(SendWork::default, |w, chunk| {
-                    self.send(chunk, shift, regions, w)
-                })
-                .collect();
-            let sent: u64 = boxes.iter().map(|b| b.msgs.len() as u64).sum();
-            self.touches.fetch_add(sent, Relaxed);
+            let boxes = self.outboxes(&positions[lo..hi]);
             let boxes = if ex.ranks() > 1 {
                 route(ex, boxes, regions)
             } else {
                 boxes
             };
-            self.owned
-                .clone()
-                .into_par_iter()
-                .for_each_init(ApplyWork::default, |w, r| {
-                    self.apply(&boxes, r, shift, is_loss, w);
-                });
+            self.apply_all(&boxes, is_loss);
         }
+    }
+
+    /// The parent updates of `positions`, in outboxes grouped by region
+    /// (counted as touches).
+    pub fn outboxes(&self, positions: &[S]) -> Vec<Outbox> {
+        let boxes: Vec<Outbox> = positions
+            .par_chunks(self.tuning.send_chunk.max(1))
+            .map_init(SendWork::default, |w, chunk| {
+                self.send(chunk, self.shift, self.regions, w)
+            })
+            .collect();
+        let sent: u64 = boxes.iter().map(|b| b.msgs.len() as u64).sum();
+        self.touches.fetch_add(sent, Relaxed);
+        boxes
+    }
+
+    /// Apply `boxes`' updates to the owned regions, one task a region.
+    pub fn apply_all(&self, boxes: &[Outbox], is_loss: bool) {
+        self.owned
+            .clone()
+            .into_par_iter()
+            .for_each_init(ApplyWork::default, |w, r| {
+                self.apply(boxes, r, self.shift, is_loss, w);
+            });
     }
 
     /// The distinct parents of each of `chunk`'s positions, sorted by region.
@@ -259,7 +279,7 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
             let run = &b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize];
             for &offset in run {
                 let j = S::new((r as u64) << shift | offset as u64);
-                let s = &states[j.index()];
+                let s = &states[j.index() - self.base];
                 let old = s.load(Relaxed);
                 if !is_open(old) {
                     continue;
@@ -276,7 +296,9 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
                     if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
                         // Every child is a win for the opponent: a loss, as
                         // late as its longest lower-tier win allows.
-                        if let Some(longest) = lower_max(old) {
+                        if let Some(longest) = lower_max(old)
+                            .or_else(|| self.saturated.map(|side| saturated_win(side, j.get())))
+                        {
                             let l = level.max(longest) + 1;
                             s.store(pack(Value::Loss(l)), Relaxed);
                             w.out[LOSSES].push((l, j));
@@ -331,10 +353,18 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
             }
             start = end as usize;
             let l = self.level.max(longest) + 1;
-            self.states[j.index()].store(pack(Value::Loss(l)), Relaxed);
+            self.states[j.index() - self.base].store(pack(Value::Loss(l)), Relaxed);
             w.out[LOSSES].push((l, j));
         }
         w.losing.clear();
+    }
+}
+
+/// The longest lower-tier win kept for slot `j` in the sorted side table.
+fn saturated_win(side: &[(u64, u16)], j: u64) -> u16 {
+    match side.binary_search_by_key(&j, |&(k, _)| k) {
+        Ok(at) => side[at].1,
+        Err(_) => unreachable!("slot {j}'s lower-tier win is not in the side table"),
     }
 }
 

@@ -13,6 +13,8 @@ pub(super) trait Slot:
 {
     /// The largest tier (in slots) this type can number.
     const MAX_SLOTS: u64;
+    /// Bytes of the number as the spill files store it.
+    const BYTES: usize;
 
     /// Slot `i`, which must be below [`MAX_SLOTS`](Self::MAX_SLOTS).
     fn new(i: u64) -> Self;
@@ -29,6 +31,7 @@ pub(super) trait Slot:
 
 impl Slot for u32 {
     const MAX_SLOTS: u64 = 1 << 32;
+    const BYTES: usize = 4;
 
     #[inline]
     fn new(i: u64) -> Self {
@@ -44,6 +47,7 @@ impl Slot for u32 {
 
 impl Slot for u64 {
     const MAX_SLOTS: u64 = u64::MAX;
+    const BYTES: usize = 8;
 
     #[inline]
     fn new(i: u64) -> Self {

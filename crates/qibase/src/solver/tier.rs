@@ -79,7 +79,7 @@ pub(super) use state::{is_open, lower_max, COUNT, NOT_A_LOSS, OPEN};
 const _: () = assert!(UNDECIDED.to_bits() == 0);
 
 /// Slots handled per rayon task of the initial pass.
-const CHUNK: usize = 1 << 12;
+pub(super) const CHUNK: usize = 1 << 12;
 /// Positions whose ranks are computed (and slots prefetched) before their
 /// memory is touched.
 const BATCH: usize = 16;
@@ -184,7 +184,7 @@ pub(super) type Found<S> = [Vec<(u16, S)>; 2];
 
 /// A per-level pair of queues: the level's losses and its wins.
 pub(super) struct Buckets<S> {
-    levels: Vec<[Vec<S>; 2]>,
+    pub(super) levels: Vec<[Vec<S>; 2]>,
 }
 
 impl<S> Default for Buckets<S> {
@@ -326,7 +326,7 @@ pub fn try_solve_tier_shared<G: Tiers>(
     solve_tier_tuned(g, t, lower, progress, stop, Tuning::default(), ex)
 }
 
-fn solve_tier_tuned<G: Tiers>(
+pub(super) fn solve_tier_tuned<G: Tiers>(
     g: &G,
     t: TierKey,
     lower: &Lower,
@@ -447,6 +447,8 @@ fn solve_with_slots<G: Tiers, S: Slot>(
                 t,
                 lower,
                 states,
+                base: 0,
+                saturated: None,
                 level: level as u16,
                 found: &found,
                 touches: &touches,
@@ -574,6 +576,39 @@ impl<G: Tiers, S> Default for InitWork<G, S> {
     }
 }
 
+/// The number of distinct in-tier children of `p` (a position of tier `t`
+/// the rules do not end), with its lower-tier children in `children`.
+// Inlined by force: as a call of its own it costs the initial pass a few
+// per cent (measured), and the compiler does not inline it by itself.
+#[inline(always)]
+pub(super) fn split_children<G: Tiers, S: Slot>(
+    g: &G,
+    t: TierKey,
+    p: &G::Pos,
+    moves: &mut Vec<G::Move>,
+    children: &mut Vec<(TierKey, u64)>,
+    kids: &mut Vec<S>,
+) -> usize {
+    children.clear();
+    kids.clear();
+    // The counter needs the number of distinct in-tier child slots: when
+    // the game knows they are all distinct, the moves count them and only
+    // the lower-tier children are ranked.
+    if g.in_tier_children_may_share_slots(p) {
+        g.child_ranks(p, moves, children);
+        for &(ct, r) in children.iter() {
+            // The lists are tiny: a scan beats sorting.
+            if ct == t && !kids.contains(&S::new(r)) {
+                kids.push(S::new(r));
+            }
+        }
+        children.retain(|&(ct, _)| ct != t);
+        kids.len()
+    } else {
+        g.lower_child_ranks(p, moves, children)
+    }
+}
+
 /// The initial pass over a batch of used slots: first every child's rank
 /// (prefetching lower-tier values), then the decisions.
 fn init_batch<G: Tiers, S: Slot>(
@@ -601,24 +636,7 @@ fn init_batch<G: Tiers, S: Slot>(
             decide(i, end.value, w);
             continue;
         }
-        w.children.clear();
-        w.kids.clear();
-        // The counter needs the number of distinct in-tier child slots:
-        // when the game knows they are all distinct, the moves count them
-        // and only the lower-tier children are ranked.
-        let in_tier = if g.in_tier_children_may_share_slots(p) {
-            g.child_ranks(p, &mut w.moves, &mut w.children);
-            for &(ct, r) in w.children.iter() {
-                // The lists are tiny: a scan beats sorting.
-                if ct == t && !w.kids.contains(&S::new(r)) {
-                    w.kids.push(S::new(r));
-                }
-            }
-            w.children.retain(|&(ct, _)| ct != t);
-            w.kids.len()
-        } else {
-            g.lower_child_ranks(p, &mut w.moves, &mut w.children)
-        };
+        let in_tier = split_children(g, t, p, &mut w.moves, &mut w.children, &mut w.kids);
         if in_tier == 0 && w.children.is_empty() {
             decide(i, Value::Loss(0), w);
             continue;

@@ -1,7 +1,7 @@
 //! Helpers shared by the tests that drive the `qibase` binary.
 #![allow(dead_code)] // each test crate uses a different subset
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Run the built binary with `args` and collect its output.
@@ -25,4 +25,52 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// there, and the binary runs there as a user of a checkout would.
 pub fn root() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The header fields a solve records about its run rather than about the
+/// tier: zeroed before two files are compared.
+fn without_timings(mut h: qibase::tablebase::internals::header::Header) -> String {
+    let s = &mut h.meta.stats;
+    s.seconds = 0.0;
+    s.threads = 0;
+    s.peak_rss = 0;
+    s.init_seconds = 0.0;
+    s.propagate_seconds = 0.0;
+    s.write_seconds = 0.0;
+    format!("{h:?}")
+}
+
+/// Every tier file of `game` in `a` has a twin in `b` with the same header
+/// apart from timings and the same bytes from the block index on.
+pub fn assert_same_tables(a: &Path, b: &Path, game: &str) {
+    use qibase::tablebase::internals::parse_layout;
+    let mut files = 0;
+    for entry in std::fs::read_dir(a.join(game)).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("qtb") {
+            continue;
+        }
+        let twin = b.join(game).join(path.file_name().unwrap());
+        let (x, y) = (std::fs::read(&path).unwrap(), std::fs::read(&twin).unwrap());
+        let (lx, ly) = (
+            parse_layout(&path, &x).unwrap(),
+            parse_layout(&twin, &y).unwrap(),
+        );
+        assert_eq!(
+            without_timings(lx.header),
+            without_timings(ly.header),
+            "{}",
+            path.display()
+        );
+        assert!(
+            x[lx.index_start as usize..] == y[ly.index_start as usize..],
+            "{} and {} differ",
+            path.display(),
+            twin.display()
+        );
+        files += 1;
+    }
+    assert!(files >= 1, "no tier file in {}", a.display());
+    let count = |d: &Path| std::fs::read_dir(d.join(game)).unwrap().count();
+    assert_eq!(count(a), count(b), "{} vs {}", a.display(), b.display());
 }

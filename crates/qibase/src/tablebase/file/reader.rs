@@ -498,6 +498,28 @@ impl TierFile {
         Ok(out)
     }
 
+    /// Decode the whole tier in order, a batch of blocks at a time, each
+    /// batch handed to `sink` with the slot it starts at: the values of a
+    /// tier larger than memory, every checksum checked.
+    ///
+    /// # Errors
+    /// As [`TierFile::read_all`], or `sink`'s.
+    pub fn for_each_batch(
+        &self,
+        mut sink: impl FnMut(u64, &[Packed]) -> Result<(), TbError>,
+    ) -> Result<(), TbError> {
+        let n = self.meta().positions as usize;
+        let bs = self.layout.header.block_size as usize;
+        let step = bs * READ_ALL_BATCH;
+        let mut values = vec![Packed::from_bits(0); step.min(n)];
+        for (k, start) in (0..n).step_by(step).enumerate() {
+            let len = step.min(n - start);
+            self.decode_batch(k * READ_ALL_BATCH, &mut values[..len])?;
+            sink(start as u64, &values[..len])?;
+        }
+        Ok(())
+    }
+
     /// Decode the blocks from `first` on into `values` (whole blocks).
     fn decode_batch(&self, first: usize, values: &mut [Packed]) -> Result<(), TbError> {
         let bs = self.layout.header.block_size as usize;

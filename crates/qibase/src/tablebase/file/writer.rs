@@ -83,19 +83,64 @@ pub fn encode_tier(
     values: &[Packed],
     opts: &WriteOptions,
 ) -> Result<Encoded, SectionTooLarge> {
+    let whole = |f: &mut dyn FnMut(&[Packed])| -> Result<(), std::convert::Infallible> {
+        f(values);
+        Ok(())
+    };
+    match encode_in_batches(meta, opts, whole) {
+        Ok(enc) => enc,
+        Err(never) => match never {},
+    }
+}
+
+/// [`encode_tier`] of values that `visit` hands over in order, in batches
+/// of whole blocks (the last may end short), once to count the model and
+/// once to encode: a tier need not be in memory to be written. The
+/// encoded streams are (about an eighth of the values).
+fn encode_in_batches<E>(
+    meta: &TierMeta,
+    opts: &WriteOptions,
+    mut visit: impl FnMut(&mut dyn FnMut(&[Packed])) -> Result<(), E>,
+) -> Result<Result<Encoded, SectionTooLarge>, E> {
     let t0 = Instant::now();
     let bs = opts.block_size.max(1) as usize;
-    let counts = values
-        .par_chunks(bs)
-        .fold(Counts::new, |mut c, b| {
-            c.add_block(b);
-            c
-        })
-        .reduce(Counts::new, Counts::merge);
+    let mut counts = Counts::new();
+    visit(&mut |values| {
+        let part = values
+            .par_chunks(bs)
+            .fold(Counts::new, |mut c, b| {
+                c.add_block(b);
+                c
+            })
+            .reduce(Counts::new, Counts::merge);
+        counts = std::mem::take(&mut counts).merge(part);
+    })?;
     let spec = counts.spec();
     let model = TierModel::new(&spec).expect("a counted model is valid");
-    let (wdl, rem): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
-        values.par_chunks(bs).map(|b| model.encode(b)).unzip();
+    let (mut wdl, mut rem): (Vec<Vec<u8>>, Vec<Vec<u8>>) = (Vec::new(), Vec::new());
+    visit(&mut |values| {
+        let (w, r): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
+            values.par_chunks(bs).map(|b| model.encode(b)).unzip();
+        if wdl.is_empty() {
+            (wdl, rem) = (w, r);
+        } else {
+            wdl.extend(w);
+            rem.extend(r);
+        }
+    })?;
+    Ok(finish_encoding(meta, opts, t0, spec, wdl, rem))
+}
+
+/// Checksums, block index and header of the encoded blocks.
+fn finish_encoding(
+    meta: &TierMeta,
+    opts: &WriteOptions,
+    t0: Instant,
+    spec: crate::tablebase::codec::model::ModelSpec,
+    wdl: Vec<Vec<u8>>,
+    rem: Vec<Vec<u8>>,
+) -> Result<Encoded, SectionTooLarge> {
+    let bs = opts.block_size.max(1) as usize;
     let sums: Vec<(u32, u32)> = wdl
         .par_iter()
         .zip(&rem)
@@ -177,6 +222,44 @@ pub fn write_tier_with(
         ));
     }
     let enc = encode_tier(meta, values, opts).map_err(|SectionTooLarge| {
+        TbError::io(
+            path,
+            "cannot write tier file",
+            std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                "the blocks of one index chunk span 4 GiB (use a smaller block size)",
+            ),
+        )
+    })?;
+    write_encoded(path, &enc)?;
+    Ok(enc.file_len())
+}
+
+/// Write a tier file atomically (default options) from values too many to
+/// hold: `read(start, out)` fills `out` with the values from slot `start`
+/// on, a batch of blocks at a time, twice over. Returns the file size.
+///
+/// # Errors
+/// As [`write_tier_with`], and `read`'s.
+pub fn write_tier_batched(
+    path: &Path,
+    meta: &TierMeta,
+    mut read: impl FnMut(u64, &mut [Packed]) -> Result<(), TbError>,
+) -> Result<u64, TbError> {
+    const BATCH_BLOCKS: usize = 2048;
+    let opts = WriteOptions::default();
+    let n = meta.positions as usize;
+    let batch = opts.block_size as usize * BATCH_BLOCKS;
+    let mut buf = vec![Packed::UNDECIDED; batch.min(n)];
+    let visit = |f: &mut dyn FnMut(&[Packed])| -> Result<(), TbError> {
+        for start in (0..n).step_by(batch) {
+            let len = batch.min(n - start);
+            read(start as u64, &mut buf[..len])?;
+            f(&buf[..len]);
+        }
+        Ok(())
+    };
+    let enc = encode_in_batches(meta, &opts, visit)?.map_err(|SectionTooLarge| {
         TbError::io(
             path,
             "cannot write tier file",

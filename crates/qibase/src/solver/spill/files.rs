@@ -1,0 +1,355 @@
+//! The scratch files of an out-of-core solve: raw arrays of state words
+//! or values, a level's parent updates by window, and queues of decided
+//! positions. All are read and written at known offsets (`pread`,
+//! `pwrite`), never mapped, so what the solve holds in memory is exactly
+//! its buffers.
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::solver::slot::Slot;
+use crate::tablebase::TbError;
+
+// The raw files hold u16 words in the machine's order; they never leave
+// the machine that wrote them (they are deleted when the solve ends), but
+// the casts below rely on the order being little-endian.
+const _: () = assert!(cfg!(target_endian = "little"));
+
+fn as_bytes(words: &[u16]) -> &[u8] {
+    // SAFETY: u8 has no alignment or validity requirement; the length is
+    // the words' byte length.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast(), std::mem::size_of_val(words)) }
+}
+
+fn as_bytes_mut(words: &mut [u16]) -> &mut [u8] {
+    // SAFETY: every byte pattern is a valid u16, and the exclusive borrow
+    // is handed on.
+    unsafe {
+        std::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), std::mem::size_of_val(words))
+    }
+}
+
+pub(super) fn create(path: &Path) -> Result<File, TbError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(|e| TbError::io(path, "cannot create spill file", e))
+}
+
+/// An array of `len` u16 words in a scratch file: a tier's state words
+/// while it is solved, then its values for the tiers above it. The file is
+/// removed when the array is dropped.
+pub(in crate::solver) struct RawArray {
+    file: File,
+    path: PathBuf,
+    len: u64,
+}
+
+impl RawArray {
+    /// A new array of `len` zeros (a sparse file: no disk until written).
+    pub fn zeroed(path: &Path, len: u64) -> Result<RawArray, TbError> {
+        let file = create(path)?;
+        file.set_len(len * 2)
+            .map_err(|e| TbError::io(path, "cannot size spill file", e))?;
+        Ok(RawArray {
+            file,
+            path: path.to_path_buf(),
+            len,
+        })
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Words `start..start + out.len()`.
+    pub fn read(&self, start: u64, out: &mut [u16]) -> Result<(), TbError> {
+        debug_assert!(start + out.len() as u64 <= self.len);
+        self.file
+            .read_exact_at(as_bytes_mut(out), start * 2)
+            .map_err(|e| TbError::io(&self.path, "cannot read spill file", e))
+    }
+
+    /// Write `words` from word `start` on.
+    pub fn write(&self, start: u64, words: &[u16]) -> Result<(), TbError> {
+        debug_assert!(start + words.len() as u64 <= self.len);
+        self.file
+            .write_all_at(as_bytes(words), start * 2)
+            .map_err(|e| TbError::io(&self.path, "cannot write spill file", e))
+    }
+}
+
+impl Drop for RawArray {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Records appended to one file, each belonging to one of a fixed number
+/// of owners (windows, or a queue's levels), read back owner by owner in
+/// the order they were written.
+pub(super) struct Segments {
+    file: File,
+    path: PathBuf,
+    end: u64,
+    /// Per owner, its records as (offset, bytes).
+    index: Vec<Vec<(u64, u64)>>,
+}
+
+impl Segments {
+    pub fn new(path: &Path) -> Result<Segments, TbError> {
+        Ok(Segments {
+            file: create(path)?,
+            path: path.to_path_buf(),
+            end: 0,
+            index: Vec::new(),
+        })
+    }
+
+    /// Append `bytes` as a record of `owner`.
+    pub fn append(&mut self, owner: usize, bytes: &[u8]) -> Result<(), TbError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.file
+            .write_all_at(bytes, self.end)
+            .map_err(|e| TbError::io(&self.path, "cannot write spill file", e))?;
+        if self.index.len() <= owner {
+            self.index.resize_with(owner + 1, Vec::new);
+        }
+        self.index[owner].push((self.end, bytes.len() as u64));
+        self.end += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Whether `owner` has any record.
+    pub fn has(&self, owner: usize) -> bool {
+        self.index.get(owner).is_some_and(|v| !v.is_empty())
+    }
+
+    /// The owners that can have records (`0..owners()`).
+    pub fn owners(&self) -> usize {
+        self.index.len()
+    }
+
+    /// `owner`'s records, in order, each read into `buf` and handed to `f`.
+    pub fn for_each(
+        &self,
+        owner: usize,
+        buf: &mut Vec<u8>,
+        mut f: impl FnMut(&[u8]) -> Result<(), TbError>,
+    ) -> Result<(), TbError> {
+        for &(at, len) in self.index.get(owner).map_or(&[][..], |v| &v[..]) {
+            buf.clear();
+            buf.resize(len as usize, 0);
+            self.file
+                .read_exact_at(buf, at)
+                .map_err(|e| TbError::io(&self.path, "cannot read spill file", e))?;
+            f(buf)?;
+        }
+        Ok(())
+    }
+
+    /// Forget `owner`'s records (their bytes stay until [`Segments::clear`]).
+    pub fn forget(&mut self, owner: usize) {
+        if let Some(v) = self.index.get_mut(owner) {
+            v.clear();
+        }
+    }
+
+    /// Drop every record and give the disk back.
+    pub fn clear(&mut self) -> Result<(), TbError> {
+        self.index.iter_mut().for_each(Vec::clear);
+        self.end = 0;
+        self.file
+            .set_len(0)
+            .map_err(|e| TbError::io(&self.path, "cannot truncate spill file", e))
+    }
+}
+
+/// A queue of slot numbers per level and kind (the solver's buckets of
+/// decided positions, and its tentative wins) whose items go to a file
+/// once the queue holds more than a set number in memory.
+pub(super) struct SpillQueue<S> {
+    mem: Vec<[Vec<S>; 2]>,
+    held: usize,
+    cap: usize,
+    disk: Segments,
+}
+
+impl<S: Slot> SpillQueue<S> {
+    pub fn new(path: &Path, cap: usize) -> Result<SpillQueue<S>, TbError> {
+        Ok(SpillQueue {
+            mem: Vec::new(),
+            held: 0,
+            cap: cap.max(1),
+            disk: Segments::new(path)?,
+        })
+    }
+
+    /// Add each `(level, slot)` of `items[kind]`.
+    pub fn push_all(&mut self, items: &[Vec<(u16, S)>; 2]) -> Result<(), TbError> {
+        for (kind, items) in items.iter().enumerate() {
+            for &(level, i) in items {
+                let l = level as usize;
+                if self.mem.len() <= l {
+                    self.mem.resize_with(l + 1, Default::default);
+                }
+                self.mem[l][kind].push(i);
+            }
+            self.held += items.len();
+        }
+        if self.held > self.cap {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Write everything held in memory to the file.
+    fn spill(&mut self) -> Result<(), TbError> {
+        let mut bytes = Vec::new();
+        for l in 0..self.mem.len() {
+            for kind in 0..2 {
+                let v = std::mem::take(&mut self.mem[l][kind]);
+                if v.is_empty() {
+                    continue;
+                }
+                bytes.clear();
+                for i in v {
+                    bytes.extend_from_slice(&i.get().to_le_bytes()[..S::BYTES]);
+                }
+                self.disk.append(2 * l + kind, &bytes)?;
+            }
+        }
+        self.held = 0;
+        Ok(())
+    }
+
+    /// The levels that may have items: `0..len()`.
+    pub fn len(&self) -> usize {
+        self.mem.len().max(self.disk.owners().div_ceil(2))
+    }
+
+    /// Take level `level`'s items (losses, wins).
+    pub fn take(&mut self, level: usize) -> Result<[Vec<S>; 2], TbError> {
+        let mut out: [Vec<S>; 2] = self
+            .mem
+            .get_mut(level)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        self.held -= out[0].len() + out[1].len();
+        let mut buf = Vec::new();
+        for (kind, v) in out.iter_mut().enumerate() {
+            self.disk.for_each(2 * level + kind, &mut buf, |bytes| {
+                v.extend(bytes.chunks_exact(S::BYTES).map(|b| {
+                    let mut w = [0u8; 8];
+                    w[..S::BYTES].copy_from_slice(b);
+                    S::new(u64::from_le_bytes(w))
+                }));
+                Ok(())
+            })?;
+            self.disk.forget(2 * level + kind);
+        }
+        Ok(out)
+    }
+}
+
+/// Append `x` as a LEB128 varint.
+#[inline]
+pub(super) fn put_varint(out: &mut Vec<u8>, mut x: u32) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+/// Read a LEB128 varint at `*at`, moving past it.
+#[inline]
+pub(super) fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u32> {
+    let mut x = 0u32;
+    for shift in (0..35).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        x |= ((b & 0x7F) as u32) << shift;
+        if b < 0x80 {
+            return Some(x);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("qibase-spill-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn varints_round_trip() {
+        let mut b = Vec::new();
+        let xs = [0u32, 1, 127, 128, 300, 65_535, 1 << 20, u32::MAX];
+        for &x in &xs {
+            put_varint(&mut b, x);
+        }
+        let mut at = 0;
+        for &x in &xs {
+            assert_eq!(get_varint(&b, &mut at), Some(x));
+        }
+        assert_eq!(at, b.len());
+        assert_eq!(get_varint(&b, &mut at), None);
+    }
+
+    #[test]
+    fn queues_give_back_what_they_took_in_and_out_of_memory() {
+        let d = scratch("queue");
+        for cap in [1usize, 3, 1000] {
+            let mut q = SpillQueue::<u64>::new(&d.join("q"), cap).unwrap();
+            let mut want: Vec<[Vec<u64>; 2]> = vec![Default::default(); 6];
+            for round in 0..5u64 {
+                let mut found: [Vec<(u16, u64)>; 2] = Default::default();
+                for k in 0..7u64 {
+                    let (level, kind) = ((round + k) % 6, (k % 2) as usize);
+                    let slot = (1 << 33) + round * 100 + k;
+                    found[kind].push((level as u16, slot));
+                    want[level as usize][kind].push(slot);
+                }
+                q.push_all(&found).unwrap();
+            }
+            assert_eq!(q.len(), 6);
+            for (l, w) in want.iter().enumerate() {
+                let mut got = q.take(l).unwrap();
+                for (g, w) in got.iter_mut().zip(w) {
+                    g.sort_unstable();
+                    let mut w = w.clone();
+                    w.sort_unstable();
+                    assert_eq!(*g, w, "cap {cap} level {l}");
+                }
+            }
+            assert!(q.take(2).unwrap().iter().all(Vec::is_empty));
+        }
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn raw_arrays_read_back() {
+        let d = scratch("raw");
+        let a = RawArray::zeroed(&d.join("a"), 10).unwrap();
+        a.write(3, &[7, 8, 65_535]).unwrap();
+        let mut out = [1u16; 10];
+        a.read(0, &mut out).unwrap();
+        assert_eq!(out, [0, 0, 0, 7, 8, 65_535, 0, 0, 0, 0]);
+        assert_eq!(std::fs::metadata(d.join("a")).unwrap().len(), 20);
+        drop(a);
+        assert!(!d.join("a").exists(), "a dropped array's file is removed");
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}

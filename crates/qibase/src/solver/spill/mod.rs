@@ -1,0 +1,170 @@
+//! Solving with bounded memory (`SolveOptions::memory`): tiers larger
+//! than the budget are solved out of core, their state words in a file
+//! and held a window at a time ([`tier`]); every finished tier a later
+//! tier reads is kept as a raw file of values, read in blocks, never
+//! loaded whole.
+//!
+//! The budget is shared out so that the out-of-core solve's buffers stay
+//! within it:
+//! * 3/8 for the window: its state words and, during the initial pass,
+//!   two accumulators per slot (6 bytes a slot);
+//! * 1/4 for a level's round of parent updates (and their coded copy),
+//!   or the initial pass's batch of lower-tier requests;
+//! * 1/4 for the queues of decided positions held before they spill;
+//! * 1/8 for the rest (a level's own queue, read buffers).
+//!
+//! A window holds whole regions (the cache-sized pieces the levels
+//! update), so the smallest budget that can solve a tier is the one whose
+//! window holds one region: [`Plan::for_tier`] says how much that is.
+
+mod files;
+mod run;
+mod tier;
+
+use std::path::{Path, PathBuf};
+
+pub(super) use files::RawArray;
+pub(super) use run::{human_bytes, solve_tiers_spilled};
+pub(super) use tier::{solve_spilled, RawLower};
+
+use super::exchange::region_count;
+use super::propagate::{region_shift, Tuning};
+use crate::tablebase::TbError;
+
+/// Bytes of a window per slot (a state word and two accumulators).
+const WINDOW_BYTES_PER_SLOT: u64 = 6;
+/// Bytes a position sent in a level may take: about ten parents, each a
+/// message and its coded copy, with room for positions with more.
+const BYTES_PER_SENT_POSITION: u64 = 64;
+/// Bytes per lower-tier request of the initial pass (it and its sorted copy).
+const BYTES_PER_REQUEST: u64 = 32;
+/// Bytes per queued slot number (the wider of the two kinds).
+const BYTES_PER_QUEUED: u64 = 8;
+
+/// How an out-of-core tier is cut up under a budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Plan {
+    /// Slots per region (log 2) and regions of the tier.
+    pub shift: u32,
+    pub regions: usize,
+    /// Regions per window, and windows.
+    pub window_regions: usize,
+    pub windows: usize,
+    /// Positions sent per round of a level.
+    pub round: usize,
+    /// Lower-tier requests per batch of the initial pass (about).
+    pub requests: usize,
+    /// Queued slot numbers held in memory before they go to disk.
+    pub queue_cap: usize,
+}
+
+/// A budget too small for a tier: the smallest that would do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TooSmall {
+    pub need: u64,
+    pub region_slots: u64,
+}
+
+impl Plan {
+    /// The plan of a tier of `n` slots under `budget` bytes.
+    pub fn for_tier(n: u64, budget: u64) -> Result<Plan, TooSmall> {
+        let shift = region_shift(n as usize);
+        let region_bytes = WINDOW_BYTES_PER_SLOT << shift;
+        let window_regions = (budget / 8 * 3 / region_bytes) as usize;
+        if window_regions == 0 {
+            return Err(TooSmall {
+                need: region_bytes.div_ceil(3) * 8,
+                region_slots: 1 << shift,
+            });
+        }
+        let regions = region_count(n as usize, shift);
+        let window_regions = window_regions.min(regions);
+        Ok(Plan {
+            shift,
+            regions,
+            window_regions,
+            windows: regions.div_ceil(window_regions),
+            round: (budget / 4 / BYTES_PER_SENT_POSITION).max(1) as usize,
+            requests: (budget / 4 / BYTES_PER_REQUEST).max(1) as usize,
+            queue_cap: (budget / 4 / BYTES_PER_QUEUED).max(1) as usize,
+        })
+    }
+}
+
+/// The memory an in-memory solve of a tier of `n` slots with lower tiers
+/// of `deps` slots in all takes, about, with rounds of `round` positions:
+/// state words, lower values, queues at 4 bytes a slot, a round's
+/// messages.
+pub(super) fn in_memory_need(n: u64, deps: u64, round: usize) -> u64 {
+    6 * n + 2 * deps + BYTES_PER_SENT_POSITION * round as u64
+}
+
+/// The tuning of a tier solved in memory under `budget`: rounds small
+/// enough that their messages fit.
+pub(super) fn in_memory_tuning(budget: u64) -> Tuning {
+    let d = Tuning::default();
+    Tuning {
+        round: d
+            .round
+            .min((budget / 4 / BYTES_PER_SENT_POSITION).max(1) as usize),
+        ..d
+    }
+}
+
+/// The directory of a solve's scratch files: created empty, removed with
+/// everything in it when dropped.
+pub(super) struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    pub fn new(dir: PathBuf) -> Result<Scratch, TbError> {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| TbError::io(&dir, "cannot clear spill directory", e))?;
+        }
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| TbError::io(&dir, "cannot create spill directory", e))?;
+        Ok(Scratch { dir })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_fit_their_budget_and_refuse_one_too_small() {
+        for n in [1_000u64, 100_000, 39_215_176, 12_671_781_276] {
+            for budget in [1u64 << 20, 64 << 20, 4 << 30] {
+                match Plan::for_tier(n, budget) {
+                    Ok(p) => {
+                        let window = (p.window_regions as u64) << p.shift;
+                        assert!(window * WINDOW_BYTES_PER_SLOT <= budget / 8 * 3);
+                        assert!(p.windows * p.window_regions >= p.regions);
+                        assert!((p.windows - 1) * p.window_regions < p.regions);
+                    }
+                    Err(e) => {
+                        assert!(e.need > budget);
+                        assert!(Plan::for_tier(n, e.need).is_ok(), "{n} {e:?}");
+                        assert!(Plan::for_tier(n, e.need - 1).is_err(), "{n} {e:?}");
+                    }
+                }
+            }
+        }
+        // 2^16-slot regions need a mebibyte.
+        let e = Plan::for_tier(39_215_176, 512 << 10).unwrap_err();
+        assert_eq!(e.region_slots, 1 << 16);
+        assert_eq!(e.need, 1 << 20);
+    }
+}

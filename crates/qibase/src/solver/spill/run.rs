@@ -1,0 +1,254 @@
+//! A whole solve under a memory budget: tier by tier as in memory, each
+//! tier solved in memory when it fits the budget and out of core when
+//! not; the values of finished tiers that later tiers read kept as raw
+//! scratch files (made from the tier files when a resumed solve skips a
+//! tier).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+use super::{in_memory_need, in_memory_tuning, solve_spilled, Plan, RawArray, RawLower, Scratch};
+use crate::game::{Game, TierKey, Tiers};
+use crate::solver::slot::Slot;
+use crate::solver::tier::{solve_tier_tuned, Lower, Progress};
+use crate::solver::{
+    peak_rss_bytes, SingleProcess, SolveError, SolveObserver, SolveOptions, TierReport,
+};
+use crate::tablebase::{self, TbError, TierMeta, TierStore};
+use crate::value::Packed;
+
+/// Bytes as a person reads them (KiB, MiB, GiB).
+pub(in crate::solver) fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 4] = ["bytes", "KiB", "MiB", "GiB"];
+    let mut x = b as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} bytes")
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
+}
+
+/// How each tier of a solve under `budget` will be solved: `None` in
+/// memory, `Some(plan)` out of core; an error for the first tier the
+/// budget cannot take.
+fn plans<G: Tiers>(g: &G, tiers: &[TierKey], budget: u64) -> Result<Vec<Option<Plan>>, SolveError> {
+    let round = in_memory_tuning(budget).round;
+    tiers
+        .iter()
+        .map(|&t| {
+            let n = g.tier_size(t);
+            let deps: u64 = g.tier_deps(t).iter().map(|&d| g.tier_size(d)).sum();
+            if in_memory_need(n, deps, round) <= budget {
+                return Ok(None);
+            }
+            Plan::for_tier(n, budget)
+                .map(Some)
+                .map_err(|e| SolveError::MemoryTooSmall {
+                    tier: g.tier_name(t),
+                    budget,
+                    need: e.need,
+                    region_slots: e.region_slots,
+                })
+        })
+        .collect()
+}
+
+/// [`crate::solver::solve_game`] under `opts.memory` (one process).
+pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
+    g: &G,
+    opts: &SolveOptions,
+    budget: u64,
+    observer: &dyn SolveObserver,
+    reports: &mut Vec<TierReport>,
+) -> Result<(), SolveError> {
+    let tiers = g.tiers(opts.max_pieces);
+    let plans = plans(g, &tiers, budget)?;
+    let store = TierStore::new(g, &opts.dir);
+    let Some(&first) = tiers.first() else {
+        return Ok(());
+    };
+    let game_dir = store.path(first);
+    let game_dir = game_dir.parent().unwrap_or(Path::new("."));
+    let scratch = Scratch::new(game_dir.join(".spill"))?;
+    // Raw values of finished tiers still needed by later ones.
+    let mut raws: HashMap<TierKey, RawArray> = HashMap::new();
+    for (pos, &t) in tiers.iter().enumerate() {
+        let name = g.tier_name(t);
+        let path = store.path(t);
+        let slots = g.tier_size(t);
+        if path.exists() {
+            match store.meta(t) {
+                Ok(meta) => {
+                    reports.push(TierReport {
+                        tier: t,
+                        name,
+                        slots,
+                        positions: g.tier_positions(t),
+                        stats: meta.stats,
+                        touches: 0,
+                        write_wait_seconds: 0.0,
+                        skipped: true,
+                        exchanged_bytes: 0,
+                        windows: 0,
+                    });
+                    continue;
+                }
+                Err(e) => observer.resolving(&name, &e),
+            }
+        }
+        if observer.should_stop() {
+            return Err(SolveError::Stopped { next: name });
+        }
+        let still_needed: Vec<TierKey> =
+            tiers[pos..].iter().flat_map(|&u| g.tier_deps(u)).collect();
+        raws.retain(|k, _| still_needed.contains(k));
+        for d in g.tier_deps(t) {
+            if let std::collections::hash_map::Entry::Vacant(e) = raws.entry(d) {
+                e.insert(raw_from_file(&store, d, scratch.path())?);
+            }
+        }
+        observer.tier_started(&name, slots);
+        let t0 = Instant::now();
+        let progress = |e| match e {
+            Progress::Initial(k) => observer.initial(k),
+            Progress::Level(l, done) => observer.level(l, done),
+        };
+        let stop = || observer.should_stop();
+        let raw_path = scratch.path().join(format!("{name}.raw"));
+        let windows = plans[pos].map_or(0, |p| p.windows);
+        let (raw, mut stats, touches) = match plans[pos] {
+            None => {
+                let held: Vec<(TierKey, Vec<Packed>)> = g
+                    .tier_deps(t)
+                    .into_iter()
+                    .map(|d| Ok((d, read_whole(&raws[&d])?)))
+                    .collect::<Result<_, TbError>>()?;
+                let mut lower = Lower::new();
+                for (d, v) in &held {
+                    lower.add(*d, v);
+                }
+                let tuning = in_memory_tuning(budget);
+                let Some(solved) =
+                    solve_tier_tuned(g, t, &lower, &progress, &stop, tuning, &SingleProcess)?
+                else {
+                    return Err(SolveError::Stopped { next: name });
+                };
+                drop(held);
+                let raw = RawArray::zeroed(&raw_path, slots)?;
+                raw.write(0, Packed::slice_as_bits(&solved.values))?;
+                (raw, solved.stats, solved.touches)
+            }
+            Some(plan) => {
+                let raw = RawArray::zeroed(&raw_path, slots)?;
+                let lower = RawLower {
+                    tiers: g.tier_deps(t).into_iter().map(|d| (d, &raws[&d])).collect(),
+                };
+                let tier_scratch = scratch.path().join(format!("{name}.work"));
+                std::fs::create_dir_all(&tier_scratch)
+                    .map_err(|e| TbError::io(&tier_scratch, "cannot create spill directory", e))?;
+                let solved = if slots <= <u32 as Slot>::MAX_SLOTS {
+                    solve_spilled::<G, u32>(
+                        g,
+                        t,
+                        &lower,
+                        &raw,
+                        &tier_scratch,
+                        &plan,
+                        &progress,
+                        &stop,
+                    )
+                } else {
+                    solve_spilled::<G, u64>(
+                        g,
+                        t,
+                        &lower,
+                        &raw,
+                        &tier_scratch,
+                        &plan,
+                        &progress,
+                        &stop,
+                    )
+                };
+                let _ = std::fs::remove_dir_all(&tier_scratch);
+                let Some(solved) = solved? else {
+                    return Err(SolveError::Stopped { next: name });
+                };
+                (raw, solved.stats, solved.touches)
+            }
+        };
+        stats.seconds = t0.elapsed().as_secs_f64();
+        stats.threads = rayon::current_num_threads();
+        stats.peak_rss = peak_rss_bytes().unwrap_or(0);
+        let meta = TierMeta {
+            game: g.id().to_string(),
+            rules_hash: g.rules_hash(),
+            tier: t,
+            tier_name: name.clone(),
+            positions: slots,
+            stats: stats.clone(),
+            variant: g.variant_spec(),
+        };
+        reports.push(TierReport {
+            tier: t,
+            name,
+            slots,
+            positions: g.tier_positions(t),
+            stats,
+            touches,
+            write_wait_seconds: 0.0,
+            skipped: false,
+            exchanged_bytes: 0,
+            windows,
+        });
+        observer.tier_solved(&reports[reports.len() - 1]);
+        let w0 = Instant::now();
+        write_from_raw(&path, &meta, &raw)?;
+        let r = reports.last_mut().expect("just pushed");
+        r.stats.write_seconds = w0.elapsed().as_secs_f64();
+        r.write_wait_seconds = r.stats.write_seconds;
+        if tiers[pos + 1..]
+            .iter()
+            .any(|&u| g.tier_deps(u).contains(&t))
+        {
+            raws.insert(t, raw);
+        }
+    }
+    Ok(())
+}
+
+/// A raw scratch copy of tier `d`'s values, decoded from its file a
+/// batch of blocks at a time.
+fn raw_from_file<G: Game>(
+    store: &TierStore<G>,
+    d: TierKey,
+    scratch: &Path,
+) -> Result<RawArray, TbError> {
+    let file = store.open(d)?;
+    let n = file.meta().positions;
+    let raw = RawArray::zeroed(
+        &scratch.join(format!("{}.raw", store.game().tier_name(d))),
+        n,
+    )?;
+    file.for_each_batch(|start, values| raw.write(start, Packed::slice_as_bits(values)))?;
+    Ok(raw)
+}
+
+fn read_whole(raw: &RawArray) -> Result<Vec<Packed>, TbError> {
+    let mut words = crate::hugemem::zeroed_u16(raw.len() as usize);
+    raw.read(0, &mut words)?;
+    Ok(Packed::vec_from_bits(words))
+}
+
+/// Write the tier file from the raw values, read a batch at a time.
+fn write_from_raw(path: &Path, meta: &TierMeta, raw: &RawArray) -> Result<(), TbError> {
+    tablebase::write_tier_batched(path, meta, |start, out| {
+        raw.read(start, Packed::slice_as_bits_mut(out))
+    })
+    .map(|_| ())
+}

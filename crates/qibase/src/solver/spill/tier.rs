@@ -1,0 +1,579 @@
+//! One tier solved out of core: the state words live in a file and are
+//! held one *window* (a run of whole regions) at a time.
+//!
+//! * Initial pass, window by window: each position's rule end, in-tier
+//!   counter and lower-tier children; the lower-tier values are not
+//!   probed one by one but requested in batches, the requests grouped by
+//!   block of the lower tier's raw file, each block read once per batch,
+//!   and the answers folded into per-slot accumulators (best win, a draw,
+//!   longest win: all commutative, so no reply needs to find its asker).
+//! * Each level: the parent updates are made as in memory (message
+//!   combining, [`super::super::propagate`]), then each window's part is
+//!   sorted, delta-coded and appended to a run file; once the level's
+//!   positions are all sent, each window with updates (or tentative wins of
+//!   the next level) is loaded, its runs applied in the order they were
+//!   written, and stored.
+//! * Open states whose longest lower-tier win does not fit the state word
+//!   keep it in a small sorted side table, so the levels read no lower
+//!   tier.
+//!
+//! The set of positions decided at each level is that of the in-memory
+//! solve, so the table is identical (tests check it on tiny budgets).
+
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::files::{get_varint, put_varint, RawArray, Segments, SpillQueue};
+use super::Plan;
+use crate::game::{TierKey, Tiers};
+use crate::solver::limits::LimitError;
+use crate::solver::propagate::{LevelJob, Outbox, Tuning};
+use crate::solver::slot::Slot;
+use crate::solver::tier::{
+    as_atomic_u16, is_open, pack, split_children, state, Buckets, Found, Lower, Progress, CHUNK,
+    COUNT, LOSSES, WINS,
+};
+use crate::solver::SolveError;
+use crate::tablebase::{TbError, TierStats};
+use crate::value::{Packed, Value};
+
+/// Slots of a lower tier read as one block when answering requests.
+const LOWER_BLOCK_SHIFT: u32 = 13;
+/// Lower-tier requests expected per slot, to size the initial pass's
+/// batches (a batch may hold more: the budget has slack for it).
+const REQUESTS_PER_SLOT: usize = 4;
+
+/// A lower tier's values, as a raw file.
+pub(in crate::solver) struct RawLower<'a> {
+    pub tiers: Vec<(TierKey, &'a RawArray)>,
+}
+
+/// What an out-of-core solve of a tier leaves: its values in `values`'
+/// file (the state file, settled), its counts, its touches.
+pub(in crate::solver) struct SpilledTier {
+    pub stats: TierStats,
+    pub touches: u64,
+}
+
+/// A lower-tier request: `(table << 56 | rank, slot offset in the window)`.
+type Request = (u64, u32);
+
+/// Solve tier `t` out of core into `values` (a zeroed raw array of the
+/// tier's slots), with scratch files in `scratch`. `None`: stopped.
+#[allow(clippy::too_many_arguments)]
+pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
+    g: &G,
+    t: TierKey,
+    lower: &RawLower,
+    values: &RawArray,
+    scratch: &std::path::Path,
+    plan: &Plan,
+    progress: &(dyn Fn(Progress) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Option<SpilledTier>, SolveError> {
+    let n = g.tier_size(t) as usize;
+    debug_assert_eq!(values.len() as usize, n);
+    let window_slots = plan.window_regions << plan.shift;
+    let window = |w: usize| (w * window_slots).min(n)..((w + 1) * window_slots).min(n);
+    let mut buf = vec![0u16; window_slots.min(n)];
+    let mut buckets = SpillQueue::<S>::new(&scratch.join("found.q"), plan.queue_cap)?;
+    let mut tentative = SpillQueue::<S>::new(&scratch.join("tentative.q"), plan.queue_cap)?;
+    let mut saturated: Vec<(u64, u16)> = Vec::new();
+    let touches = AtomicU64::new(0);
+    let mut stats = TierStats::default();
+    let t0 = Instant::now();
+
+    // 1. The initial pass, window by window.
+    let mut best: Vec<AtomicU16> = Vec::new();
+    let mut longest: Vec<AtomicU16> = Vec::new();
+    best.resize_with(buf.len(), || AtomicU16::new(u16::MAX));
+    longest.resize_with(buf.len(), || AtomicU16::new(0));
+    let batch_slots = (plan.requests / REQUESTS_PER_SLOT).max(CHUNK);
+    for w in 0..plan.windows {
+        if stop() {
+            return Ok(None);
+        }
+        let range = window(w);
+        let (lo, len) = (range.start, range.len());
+        buf[..len].fill(0);
+        best[..len].iter().for_each(|a| a.store(u16::MAX, Relaxed));
+        longest[..len].iter().for_each(|a| a.store(0, Relaxed));
+        let states = as_atomic_u16(&mut buf[..len]);
+        let mut at = lo;
+        while at < range.end {
+            let end = (at + batch_slots).min(range.end);
+            let scans: Vec<Scan<S>> = (at..end)
+                .into_par_iter()
+                .step_by(CHUNK)
+                .map(|c| scan(g, t, c..(c + CHUNK).min(end), lo, lower, states))
+                .collect();
+            if let Some(c) = scans.iter().map(|s| s.crowded).max().filter(|&c| c != 0) {
+                return Err(LimitError::TooManyChildren {
+                    tier: Some(g.tier_name(t)),
+                    children: c,
+                }
+                .into());
+            }
+            let mut requests = Vec::with_capacity(scans.iter().map(|s| s.requests.len()).sum());
+            for s in scans {
+                buckets.push_all(&s.decided)?;
+                requests.extend_from_slice(&s.requests);
+            }
+            touches.fetch_add(requests.len() as u64, Relaxed);
+            answer(lower, requests, &best, &longest)?;
+            at = end;
+        }
+        // Settle the window's positions from their counters and answers.
+        let settled: Vec<Settled<S>> = states
+            .par_chunks(CHUNK)
+            .zip(best[..len].par_chunks(CHUNK))
+            .zip(longest[..len].par_chunks(CHUNK))
+            .enumerate()
+            .map(|(c, ((s, b), l))| settle(lo + c * CHUNK, s, b, l))
+            .collect();
+        for s in settled {
+            buckets.push_all(&s.decided)?;
+            tentative.push_all(&[Vec::new(), s.tentative])?;
+            saturated.extend_from_slice(&s.saturated);
+        }
+        values.write(lo as u64, &buf[..len])?;
+        progress(Progress::Initial(len as u64));
+    }
+    drop((best, longest));
+    saturated.sort_unstable();
+    stats.init_seconds = t0.elapsed().as_secs_f64();
+
+    // 2. The levels.
+    let t1 = Instant::now();
+    let mut runs = Segments::new(&scratch.join("runs"))?;
+    let mut record = Vec::new();
+    let empty = Lower::new();
+    let tuning = Tuning {
+        round: plan.round,
+        ..Tuning::default()
+    };
+    let no_states: [AtomicU16; 0] = [];
+    let mut level = 0usize;
+    let mut decided = 0u64;
+    // Tentative wins are one ply longer than a lower-tier loss: none is
+    // at level 0, so each level's window pass checks the next level's.
+    while level < buckets.len().max(tentative.len()) {
+        let current = buckets.take(level)?;
+        // Sending finds nothing: the sender's queue stays empty.
+        let mut none_found = Buckets::<S>::default();
+        let none_found = Mutex::new(&mut none_found);
+        let sender = LevelJob {
+            g,
+            t,
+            lower: &empty,
+            states: &no_states[..],
+            base: 0,
+            saturated: Some(&saturated[..]),
+            level: level as u16,
+            found: &none_found,
+            touches: &touches,
+            tuning,
+            shift: plan.shift,
+            regions: plan.regions,
+            owned: 0..0,
+        };
+        // Send: every round's updates, cut by window, to the run file.
+        for (kind, is_loss) in [(LOSSES, true), (WINS, false)] {
+            for positions in current[kind].chunks(plan.round.max(1)) {
+                let boxes = sender.outboxes(positions);
+                let records: Vec<Vec<u8>> = (0..plan.windows)
+                    .into_par_iter()
+                    .map(|w| encode(&boxes, plan, w, is_loss))
+                    .collect();
+                for (w, r) in records.iter().enumerate() {
+                    runs.append(w, r)?;
+                }
+            }
+        }
+        decided += (current[LOSSES].len() + current[WINS].len()) as u64;
+        drop(current);
+        // Apply: each window with updates or with tentative wins of the
+        // next level (checked after all of this level's updates, as the
+        // in-memory solve checks them at the next level's start).
+        let next = tentative.take(level + 1)?[WINS].clone();
+        let mut next_by_window: Vec<Vec<S>> = vec![Vec::new(); plan.windows];
+        for i in next {
+            next_by_window[i.index() / window_slots].push(i);
+        }
+        let won = pack(Value::Win(level as u16 + 1));
+        for (w, next) in next_by_window.iter().enumerate() {
+            if !runs.has(w) && next.is_empty() {
+                continue;
+            }
+            let range = window(w);
+            let (lo, len) = (range.start, range.len());
+            values.read(lo as u64, &mut buf[..len])?;
+            let mut found = Buckets::<S>::default();
+            let wins = {
+                let found_lock = Mutex::new(&mut found);
+                let states = as_atomic_u16(&mut buf[..len]);
+                let owned =
+                    w * plan.window_regions..((w + 1) * plan.window_regions).min(plan.regions);
+                let applier = LevelJob {
+                    g,
+                    t,
+                    lower: &empty,
+                    states,
+                    base: lo,
+                    saturated: Some(&saturated[..]),
+                    level: level as u16,
+                    found: &found_lock,
+                    touches: &touches,
+                    tuning,
+                    shift: plan.shift,
+                    regions: plan.regions,
+                    owned,
+                };
+                runs.for_each(w, &mut record, |bytes| {
+                    let (boxes, is_loss) = decode(bytes, plan, w)?;
+                    applier.apply_all(std::slice::from_ref(&boxes), is_loss);
+                    Ok(())
+                })?;
+                let mut wins = Vec::new();
+                for &i in next {
+                    let s = &states[i.index() - lo];
+                    if is_open(s.load(Relaxed)) {
+                        s.store(won, Relaxed);
+                        wins.push((level as u16 + 1, i));
+                    }
+                }
+                wins
+            };
+            values.write(lo as u64, &buf[..len])?;
+            // Hand the window's finds to the queue (which may spill them).
+            found.push_all(&[Vec::new(), wins]);
+            for (l, pair) in found.levels.into_iter().enumerate() {
+                let items: Found<S> = pair.map(|v| v.into_iter().map(|i| (l as u16, i)).collect());
+                buckets.push_all(&items)?;
+            }
+        }
+        runs.clear()?;
+        progress(Progress::Level(level as u16, decided));
+        if stop() {
+            return Ok(None);
+        }
+        level += 1;
+    }
+    drop(runs);
+    stats.propagate_seconds = t1.elapsed().as_secs_f64();
+
+    // 3. What is still open is a draw; tally, window by window.
+    let t2 = Instant::now();
+    for w in 0..plan.windows {
+        let range = window(w);
+        let (lo, len) = (range.start, range.len());
+        values.read(lo as u64, &mut buf[..len])?;
+        let words = &mut buf[..len];
+        for s in words.iter_mut() {
+            if *s == 0 {
+                stats.unused += 1;
+                continue;
+            }
+            if is_open(*s) {
+                *s = Packed::DRAW.to_bits();
+            }
+            match Packed::from_bits(*s).value() {
+                Some(Value::Win(r)) => {
+                    stats.wins += 1;
+                    stats.max_win = stats.max_win.max(r);
+                }
+                Some(Value::Loss(r)) => {
+                    stats.losses += 1;
+                    stats.max_loss = stats.max_loss.max(r);
+                }
+                Some(Value::Draw) => stats.draws += 1,
+                None => unreachable!("a decided slot holds a value"),
+            }
+        }
+        values.write(lo as u64, words)?;
+    }
+    stats.propagate_seconds += t2.elapsed().as_secs_f64();
+    Ok(Some(SpilledTier {
+        stats,
+        touches: touches.into_inner(),
+    }))
+}
+
+/// What the first half of the initial pass found in a chunk of slots.
+struct Scan<S> {
+    decided: Found<S>,
+    requests: Vec<Request>,
+    crowded: u32,
+}
+
+/// Rule ends, positions without moves, in-tier counters (kept in the
+/// state word as `OPEN | count` until settled) and lower-tier requests
+/// of the used slots of `range`; `lo` is the window's first slot.
+fn scan<G: Tiers, S: Slot>(
+    g: &G,
+    t: TierKey,
+    range: std::ops::Range<usize>,
+    lo: usize,
+    lower: &RawLower,
+    states: &[AtomicU16],
+) -> Scan<S> {
+    let mut out = Scan {
+        decided: [Vec::new(), Vec::new()],
+        requests: Vec::new(),
+        crowded: 0,
+    };
+    let (mut slots, mut moves, mut children, mut kids) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::<S>::new());
+    g.used_slots(t, range.start as u64..range.end as u64, &mut slots);
+    for (i, p) in slots {
+        let at = i as usize - lo;
+        let decide = |v: Value, out: &mut Scan<S>| {
+            states[at].store(pack(v), Relaxed);
+            match v {
+                Value::Loss(r) => out.decided[LOSSES].push((r, S::new(i))),
+                Value::Win(r) => out.decided[WINS].push((r, S::new(i))),
+                Value::Draw => {}
+            }
+        };
+        if let Some(end) = g.rule_end(&p) {
+            decide(end.value, &mut out);
+            continue;
+        }
+        let in_tier = split_children(g, t, &p, &mut moves, &mut children, &mut kids);
+        if in_tier == 0 && children.is_empty() {
+            decide(Value::Loss(0), &mut out);
+            continue;
+        }
+        if in_tier > COUNT as usize {
+            out.crowded = out.crowded.max(in_tier.min(u32::MAX as usize) as u32);
+            continue;
+        }
+        states[at].store(state::OPEN | in_tier as u16, Relaxed);
+        for &(ct, r) in &children {
+            let table = lower
+                .tiers
+                .iter()
+                .position(|&(k, _)| k == ct)
+                .unwrap_or_else(|| panic!("tier {ct} is not loaded (missing tier dependency)"));
+            out.requests.push(((table as u64) << 56 | r, at as u32));
+        }
+    }
+    out
+}
+
+/// Answer `requests` from the lower tiers' files: grouped by block, each
+/// block read once, each answer folded into its asker's accumulators
+/// (`best`: the shortest win through a lower-tier loss; `longest`: the
+/// longest lower-tier win, bit 15 set if a child is a draw).
+fn answer(
+    lower: &RawLower,
+    requests: Vec<Request>,
+    best: &[AtomicU16],
+    longest: &[AtomicU16],
+) -> Result<(), TbError> {
+    // Block numbers of each table start after the previous table's.
+    let mut first = Vec::with_capacity(lower.tiers.len() + 1);
+    first.push(0usize);
+    for (_, raw) in &lower.tiers {
+        let blocks = (raw.len() as usize).div_ceil(1 << LOWER_BLOCK_SHIFT);
+        first.push(first.last().unwrap() + blocks);
+    }
+    let group = |key: u64| {
+        let (table, rank) = ((key >> 56) as usize, key & ((1 << 56) - 1));
+        first[table] + (rank >> LOWER_BLOCK_SHIFT) as usize
+    };
+    // Counting sort by group.
+    let groups = *first.last().unwrap();
+    let mut starts = vec![0usize; groups + 1];
+    for &(key, _) in &requests {
+        starts[group(key) + 1] += 1;
+    }
+    for k in 1..=groups {
+        starts[k] += starts[k - 1];
+    }
+    let mut sorted = vec![(0u64, 0u32); requests.len()];
+    let mut fill = starts.clone();
+    for r in requests {
+        let k = group(r.0);
+        sorted[fill[k]] = r;
+        fill[k] += 1;
+    }
+    drop(fill);
+    (0..groups)
+        .into_par_iter()
+        .filter(|&k| starts[k] < starts[k + 1])
+        .try_for_each_init(Vec::new, |block: &mut Vec<u16>, k| {
+            let table = first.partition_point(|&f| f <= k) - 1;
+            let raw = lower.tiers[table].1;
+            // Only the span the requests cover: a sparse batch reads a few
+            // words per block, not the whole block.
+            let asks = &sorted[starts[k]..starts[k + 1]];
+            let rank = |key: u64| key & ((1 << 56) - 1);
+            let lo = asks.iter().map(|&(key, _)| rank(key)).min().unwrap_or(0);
+            let hi = asks.iter().map(|&(key, _)| rank(key)).max().unwrap_or(0) + 1;
+            block.resize((hi - lo) as usize, 0);
+            raw.read(lo, block)?;
+            for &(key, at) in asks {
+                let r = (key & ((1 << 56) - 1)) - lo;
+                let at = at as usize;
+                match Packed::from_bits(block[r as usize]).value() {
+                    Some(Value::Loss(r)) => {
+                        best[at].fetch_min(r + 1, Relaxed);
+                    }
+                    Some(Value::Draw) => {
+                        longest[at].fetch_or(DRAW_SEEN, Relaxed);
+                    }
+                    Some(Value::Win(r)) => {
+                        let _ = longest[at].fetch_update(Relaxed, Relaxed, |old| {
+                            (old & !DRAW_SEEN < r).then_some(old & DRAW_SEEN | r)
+                        });
+                    }
+                    None => panic!(
+                        "tier {} slot {} has no solved value (missing tier dependency)",
+                        lower.tiers[table].0,
+                        key & ((1 << 56) - 1)
+                    ),
+                }
+            }
+            Ok(())
+        })
+}
+
+/// The bit of an accumulator of longest wins that says a child is a draw.
+const DRAW_SEEN: u16 = 0x8000;
+
+/// What settling a chunk of a window found.
+struct Settled<S> {
+    decided: Found<S>,
+    tentative: Vec<(u16, S)>,
+    saturated: Vec<(u64, u16)>,
+}
+
+/// The second half of the initial pass over a chunk whose first slot is
+/// `first`: decide or open each counted position, as the in-memory pass
+/// does once it has read the lower-tier values.
+fn settle<S: Slot>(
+    first: usize,
+    states: &[AtomicU16],
+    best: &[AtomicU16],
+    longest: &[AtomicU16],
+) -> Settled<S> {
+    let mut out = Settled {
+        decided: [Vec::new(), Vec::new()],
+        tentative: Vec::new(),
+        saturated: Vec::new(),
+    };
+    for (k, s) in states.iter().enumerate() {
+        let word = s.load(Relaxed);
+        if !is_open(word) {
+            continue;
+        }
+        let i = S::new((first + k) as u64);
+        let count = word & COUNT;
+        let b = best[k].load(Relaxed);
+        let best_win = (b != u16::MAX).then_some(b);
+        let l = longest[k].load(Relaxed);
+        let (has_draw, lower_max) = (l & DRAW_SEEN != 0, l & !DRAW_SEEN);
+        if count == 0 {
+            let v = if let Some(b) = best_win {
+                Value::Win(b)
+            } else if has_draw {
+                Value::Draw
+            } else {
+                Value::Loss(lower_max + 1)
+            };
+            s.store(pack(v), Relaxed);
+            match v {
+                Value::Loss(r) => out.decided[LOSSES].push((r, i)),
+                Value::Win(r) => out.decided[WINS].push((r, i)),
+                Value::Draw => {}
+            }
+            continue;
+        }
+        let not_a_loss = best_win.is_some() || has_draw;
+        let open = state::open(count, not_a_loss, lower_max);
+        if !not_a_loss && state::lower_max(open).is_none() {
+            out.saturated.push((i.get(), lower_max));
+        }
+        s.store(open, Relaxed);
+        if let Some(b) = best_win {
+            out.tentative.push((b, i));
+        }
+    }
+    out
+}
+
+/// Window `w`'s part of a round's outboxes as one record: a byte for the
+/// kind, then per region of the window its number of updates, then per
+/// region its updates sorted and delta-coded (varints). Empty if the
+/// window has none.
+fn encode(boxes: &[Outbox], plan: &Plan, w: usize, is_loss: bool) -> Vec<u8> {
+    let regions = w * plan.window_regions..((w + 1) * plan.window_regions).min(plan.regions);
+    let total: usize = boxes
+        .iter()
+        .map(|b| (b.starts[regions.end] - b.starts[regions.start]) as usize)
+        .sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(1 + 2 * regions.len() + total + total / 2);
+    out.push(is_loss as u8);
+    for r in regions.clone() {
+        let n: u32 = boxes.iter().map(|b| b.starts[r + 1] - b.starts[r]).sum();
+        put_varint(&mut out, n);
+    }
+    let mut run = Vec::new();
+    for r in regions {
+        run.clear();
+        for b in boxes {
+            run.extend_from_slice(&b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize]);
+        }
+        run.sort_unstable();
+        let mut prev = 0u16;
+        for &x in &run {
+            put_varint(&mut out, (x - prev) as u32);
+            prev = x;
+        }
+    }
+    out
+}
+
+/// A record of [`encode`] back as an outbox over all regions (empty
+/// outside window `w`'s), and its kind.
+fn decode(bytes: &[u8], plan: &Plan, w: usize) -> Result<(Outbox, bool), TbError> {
+    let bad = || {
+        TbError::io(
+            std::path::Path::new("runs"),
+            "spill file damaged",
+            std::io::Error::other("a record of parent updates does not decode"),
+        )
+    };
+    let regions = w * plan.window_regions..((w + 1) * plan.window_regions).min(plan.regions);
+    let is_loss = *bytes.first().ok_or_else(bad)? != 0;
+    let mut at = 1;
+    let mut starts = vec![0u32; plan.regions + 1];
+    let mut total = 0u32;
+    for r in regions.clone() {
+        starts[r] = total;
+        total += get_varint(bytes, &mut at).ok_or_else(bad)?;
+    }
+    for s in &mut starts[regions.end..] {
+        *s = total;
+    }
+    let mut msgs = Vec::with_capacity(total as usize);
+    for r in regions {
+        let n = starts[r + 1] - starts[r];
+        let mut prev = 0u32;
+        for _ in 0..n {
+            prev += get_varint(bytes, &mut at).ok_or_else(bad)?;
+            msgs.push(u16::try_from(prev).map_err(|_| bad())?);
+        }
+    }
+    if at != bytes.len() {
+        return Err(bad());
+    }
+    Ok((Outbox { msgs, starts }, is_loss))
+}
