@@ -577,3 +577,113 @@ fn decode(bytes: &[u8], plan: &Plan, w: usize) -> Result<(Outbox, bool), TbError
     }
     Ok((Outbox { msgs, starts }, is_loss))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::exchange::region_count;
+    use crate::solver::tier::solve_tier;
+
+    /// Every tier of two subsets solved out of core with 64-bit slot
+    /// numbers and the smallest pieces there are (regions of 4 slots,
+    /// windows of 3 regions, rounds of 3 positions, batches of 5
+    /// requests, queues that spill at 2 items) equals the in-memory solve,
+    /// counts included.
+    #[test]
+    fn crumbs_of_windows_rounds_and_queues_give_the_in_memory_table() {
+        let scratch = std::env::temp_dir().join(format!("qibase-crumbs-{}", std::process::id()));
+        for (id, max) in [
+            ("cannon-chess-4x4", 3),
+            ("two-cannons:board=4x4,soldiers=7", 3),
+        ] {
+            let any = crate::games::AnyGame::from_id(id).unwrap();
+            crate::with_game!(any, |g| {
+                let mut done: Vec<(TierKey, Vec<Packed>, RawArray)> = Vec::new();
+                for t in g.tiers(Some(max)) {
+                    let _ = std::fs::remove_dir_all(&scratch);
+                    std::fs::create_dir_all(&scratch).unwrap();
+                    let mut lower = Lower::new();
+                    for d in g.tier_deps(t) {
+                        lower.add(d, &done.iter().find(|x| x.0 == d).unwrap().1);
+                    }
+                    let plain = solve_tier(g, t, &lower, &|_| {});
+                    let n = g.tier_size(t);
+                    let regions = region_count(n as usize, 2);
+                    let plan = Plan {
+                        shift: 2,
+                        regions,
+                        window_regions: 3,
+                        windows: regions.div_ceil(3),
+                        round: 3,
+                        requests: 5,
+                        queue_cap: 2,
+                    };
+                    let raws = RawLower {
+                        tiers: g
+                            .tier_deps(t)
+                            .into_iter()
+                            .map(|d| (d, &done.iter().find(|x| x.0 == d).unwrap().2))
+                            .collect(),
+                    };
+                    // Beside the scratch directory, which each tier empties.
+                    let name = format!(
+                        "qibase-crumbs-{}-{}.raw",
+                        std::process::id(),
+                        g.tier_name(t)
+                    );
+                    let values = RawArray::zeroed(&std::env::temp_dir().join(&name), n).unwrap();
+                    let spilled = solve_spilled::<_, u64>(
+                        g,
+                        t,
+                        &raws,
+                        &values,
+                        &scratch,
+                        &plan,
+                        &|_| {},
+                        &|| false,
+                    )
+                    .unwrap()
+                    .unwrap();
+                    let mut words = vec![0u16; n as usize];
+                    values.read(0, &mut words).unwrap();
+                    let what = format!("{id} tier {}", g.tier_name(t));
+                    assert!(Packed::vec_from_bits(words) == plain.values, "{what}");
+                    let (a, b) = (&spilled.stats, &plain.stats);
+                    assert_eq!(
+                        (a.wins, a.losses, a.draws, a.unused, a.max_win, a.max_loss),
+                        (b.wins, b.losses, b.draws, b.unused, b.max_win, b.max_loss),
+                        "{what}"
+                    );
+                    assert_eq!(spilled.touches, plain.touches, "{what}");
+                    done.push((t, plain.values, values));
+                }
+            });
+        }
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+
+    /// An open state whose longest lower-tier win does not fit its state
+    /// word keeps it in the side table; one that fits does not.
+    #[test]
+    fn long_lower_wins_go_to_the_side_table() {
+        let states: Vec<AtomicU16> = [2u16, 3, 1]
+            .iter()
+            .map(|&c| AtomicU16::new(state::OPEN | c))
+            .collect();
+        let best: Vec<AtomicU16> = (0..3).map(|_| AtomicU16::new(u16::MAX)).collect();
+        let longest: Vec<AtomicU16> = [200u16, 40, 300 | DRAW_SEEN]
+            .iter()
+            .map(|&l| AtomicU16::new(l))
+            .collect();
+        let s = settle::<u32>(10, &states, &best, &longest);
+        // Slot 10: 200 plies, no draw: kept aside. Slot 11: 40 fits the
+        // word. Slot 12: a draw child, so never a loss: nothing to keep.
+        assert_eq!(s.saturated, vec![(10, 200)]);
+        assert_eq!(
+            state::lower_max(states[1].load(Relaxed)),
+            Some(40),
+            "fits the word"
+        );
+        assert!(state::lower_max(states[0].load(Relaxed)).is_none());
+    }
+}
