@@ -56,6 +56,8 @@ pub struct TierEstimate {
     pub memory_max: u64,
     /// The tier file, at most (see [`DISK_BITS_PER_SLOT`]).
     pub disk: u64,
+    /// Slots of the tiers it depends on, in all.
+    pub dep_slots: u64,
 }
 
 impl Estimate {
@@ -121,6 +123,7 @@ pub fn estimate(v: &VariantSizes, max_pieces: Option<u32>) -> Estimate {
             positions: v.tier_positions(t),
             memory,
             memory_max: memory.saturating_add(queue_bytes_per_slot(slots).saturating_mul(slots)),
+            dep_slots: deps,
             disk: if slots == u64::MAX {
                 u64::MAX
             } else {
@@ -259,6 +262,52 @@ pub fn print(v: &VariantSizes, e: &Estimate, ranks: Option<u64>) {
     match e.fits_here(id, false) {
         Ok(()) => println!("fits this machine"),
         Err(why) => println!("does not fit: {}", why.message),
+    }
+}
+
+/// Print how a solve under `budget` bytes takes each tier (`--estimate
+/// --memory SIZE`): in memory, out of core in so many windows, or not at
+/// all; and the scratch disk the out-of-core tiers need.
+pub fn print_budget(e: &Estimate, budget: u64) {
+    use qibase::solver::{plan_under_budget, BudgetPlan};
+    // Budgets and regions can be below a mebibyte.
+    let size = |b: u64| {
+        if b < 1 << 20 {
+            format!("{:.1} KiB", b as f64 / 1024.0)
+        } else {
+            bytes(b)
+        }
+    };
+    println!("under --memory {}:", size(budget));
+    let (mut spilled, mut scratch) = (0usize, 0u64);
+    let mut refusal = None;
+    for t in &e.tiers {
+        let how = match plan_under_budget(t.slots, t.dep_slots, budget) {
+            BudgetPlan::InMemory => "in memory".to_string(),
+            BudgetPlan::OutOfCore { windows } => {
+                spilled += 1;
+                // The tier's state and the raw values of its lower tiers,
+                // 2 bytes a slot; the runs and queues come on top.
+                scratch = scratch.max(2 * (t.slots + t.dep_slots));
+                format!("out of core, {windows} windows")
+            }
+            BudgetPlan::TooSmall { need, .. } => {
+                refusal.get_or_insert((t.name.clone(), need));
+                format!("needs at least {}", size(need))
+            }
+        };
+        println!("{:>8} {how}", t.name);
+    }
+    match refusal {
+        Some((tier, need)) => println!(
+            "the budget is too small: tier {tier} needs at least {}",
+            size(need)
+        ),
+        None => println!(
+            "{spilled} of {} tiers out of core; scratch disk at least {} (beside the tables)",
+            e.tiers.len(),
+            bytes(scratch)
+        ),
     }
 }
 

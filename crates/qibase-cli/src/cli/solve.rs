@@ -41,7 +41,8 @@ pub struct SolveArgs {
     /// Hold at most about SIZE of memory (e.g. 512MiB, 4GiB): tiers that do
     /// not fit are solved out of core, through scratch files in the
     /// tablebase directory, to the same tables (docs/out-of-core.md).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// With --estimate: how each tier would be solved under that budget.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, conflicts_with = "ranks")]
     pub memory: Option<u64>,
 }
 
@@ -96,6 +97,9 @@ pub fn run(a: &SolveArgs) -> CliResult {
     if a.estimate {
         for (v, e) in sizes.iter().zip(&estimates) {
             estimate::print(v, e, a.ranks);
+            if let Some(budget) = a.memory {
+                estimate::print_budget(e, budget);
+            }
         }
         return Ok(());
     }

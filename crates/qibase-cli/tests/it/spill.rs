@@ -93,3 +93,46 @@ fn a_memory_budget_too_small_or_not_a_size_is_one_line() {
     assert!(!dir.exists(), "nothing is solved");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--estimate --memory SIZE` says how the solve under that budget takes
+/// each tier, as the solve itself does (the same library function), and
+/// which tier a budget too small stops at.
+#[test]
+fn the_estimate_under_a_budget_names_the_tiers_solved_out_of_core() {
+    let run = |args: &[&str]| {
+        let out = qibase(args);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let est = run(&["solve", "cannon-chess", "--estimate", "--memory", "72MiB"]);
+    let row = |name: &str| {
+        est.lines()
+            .skip_while(|l| !l.starts_with("under --memory"))
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{est}"))
+            .to_string()
+    };
+    assert!(row("6v5").ends_with("out of core, 9 windows"), "{est}");
+    assert!(row("2v1").ends_with("in memory"), "{est}");
+    assert!(
+        est.contains("6 of 28 tiers out of core; scratch disk at least"),
+        "{est}"
+    );
+    let small = run(&["solve", "cannon-chess", "--estimate", "--memory", "100KiB"]);
+    assert!(
+        small.contains("the budget is too small: tier 4v2 needs at least 128.0 KiB"),
+        "{small}"
+    );
+    // A budget and MPI ranks do not go together (yet).
+    let out = qibase(&[
+        "solve",
+        "weiming",
+        "--estimate",
+        "--ranks",
+        "2",
+        "--memory",
+        "1GiB",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+}

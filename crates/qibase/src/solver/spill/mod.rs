@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 pub(super) use files::RawArray;
 pub(super) use run::{human_bytes, solve_tiers_spilled};
+
 pub(super) use tier::{solve_spilled, RawLower};
 
 use super::exchange::region_count;
@@ -91,11 +92,46 @@ impl Plan {
     }
 }
 
+/// How a tier is solved under a memory budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetPlan {
+    /// It fits: solved in memory.
+    InMemory,
+    /// Solved out of core, its state words held in this many windows.
+    OutOfCore {
+        /// Windows of whole regions, held one at a time.
+        windows: usize,
+    },
+    /// The budget cannot hold one of its regions and their buffers.
+    TooSmall {
+        /// The smallest budget that can, in bytes.
+        need: u64,
+        /// Slots of one of the tier's regions.
+        region_slots: u64,
+    },
+}
+
+/// How a tier of `slots` index slots, whose lower tiers have `dep_slots`
+/// slots in all, is solved under `budget` bytes (what `solve` with that
+/// budget does; `solve --estimate --memory` prints it).
+pub fn plan_under_budget(slots: u64, dep_slots: u64, budget: u64) -> BudgetPlan {
+    if in_memory_need(slots, dep_slots, in_memory_tuning(budget).round) <= budget {
+        return BudgetPlan::InMemory;
+    }
+    match Plan::for_tier(slots, budget) {
+        Ok(p) => BudgetPlan::OutOfCore { windows: p.windows },
+        Err(e) => BudgetPlan::TooSmall {
+            need: e.need,
+            region_slots: e.region_slots,
+        },
+    }
+}
+
 /// The memory an in-memory solve of a tier of `n` slots with lower tiers
 /// of `deps` slots in all takes, about, with rounds of `round` positions:
 /// state words, lower values, queues at 4 bytes a slot, a round's
 /// messages.
-pub(super) fn in_memory_need(n: u64, deps: u64, round: usize) -> u64 {
+fn in_memory_need(n: u64, deps: u64, round: usize) -> u64 {
     6 * n + 2 * deps + BYTES_PER_SENT_POSITION * round as u64
 }
 

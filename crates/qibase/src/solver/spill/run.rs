@@ -8,7 +8,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
 
-use super::{in_memory_need, in_memory_tuning, solve_spilled, Plan, RawArray, RawLower, Scratch};
+use super::{
+    in_memory_tuning, plan_under_budget, solve_spilled, BudgetPlan, Plan, RawArray, RawLower,
+    Scratch,
+};
 use crate::game::{Game, TierKey, Tiers};
 use crate::solver::slot::Slot;
 use crate::solver::tier::{solve_tier_tuned, Lower, Progress};
@@ -38,23 +41,23 @@ pub(in crate::solver) fn human_bytes(b: u64) -> String {
 /// memory, `Some(plan)` out of core; an error for the first tier the
 /// budget cannot take.
 fn plans<G: Tiers>(g: &G, tiers: &[TierKey], budget: u64) -> Result<Vec<Option<Plan>>, SolveError> {
-    let round = in_memory_tuning(budget).round;
     tiers
         .iter()
         .map(|&t| {
             let n = g.tier_size(t);
             let deps: u64 = g.tier_deps(t).iter().map(|&d| g.tier_size(d)).sum();
-            if in_memory_need(n, deps, round) <= budget {
-                return Ok(None);
-            }
-            Plan::for_tier(n, budget)
-                .map(Some)
-                .map_err(|e| SolveError::MemoryTooSmall {
+            match plan_under_budget(n, deps, budget) {
+                BudgetPlan::InMemory => Ok(None),
+                BudgetPlan::OutOfCore { .. } => Ok(Some(
+                    Plan::for_tier(n, budget).expect("the budget holds a region"),
+                )),
+                BudgetPlan::TooSmall { need, region_slots } => Err(SolveError::MemoryTooSmall {
                     tier: g.tier_name(t),
                     budget,
-                    need: e.need,
-                    region_slots: e.region_slots,
-                })
+                    need,
+                    region_slots,
+                }),
+            }
         })
         .collect()
 }
