@@ -104,6 +104,9 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
         let states = as_atomic_u16(&mut buf[..len]);
         let mut at = lo;
         while at < range.end {
+            if stop() {
+                return Ok(None);
+            }
             let end = (at + batch_slots).min(range.end);
             let scans: Vec<Scan<S>> = (at..end)
                 .into_par_iter()
@@ -198,7 +201,7 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
         // Apply: each window with updates or with tentative wins of the
         // next level (checked after all of this level's updates, as the
         // in-memory solve checks them at the next level's start).
-        let next = tentative.take(level + 1)?[WINS].clone();
+        let [_, next] = tentative.take(level + 1)?;
         let mut next_by_window: Vec<Vec<S>> = vec![Vec::new(); plan.windows];
         for i in next {
             next_by_window[i.index() / window_slots].push(i);

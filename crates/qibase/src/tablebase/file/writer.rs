@@ -3,7 +3,7 @@
 //! fsync it and rename it into place.
 
 use std::fs;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, Write};
 use std::path::Path;
 use std::time::Instant;
 
@@ -13,7 +13,7 @@ use super::checksum::checksum32;
 use super::header::{
     encode_header, encode_index, index_checksums, BlockEntry, Header, INDEX_CHUNK,
 };
-use crate::tablebase::codec::model::Counts;
+use crate::tablebase::codec::model::{Counts, ModelSpec};
 use crate::tablebase::codec::TierModel;
 use crate::tablebase::{TbError, TierMeta};
 use crate::value::Packed;
@@ -83,52 +83,24 @@ pub fn encode_tier(
     values: &[Packed],
     opts: &WriteOptions,
 ) -> Result<Encoded, SectionTooLarge> {
-    let whole = |f: &mut dyn FnMut(&[Packed])| -> Result<(), std::convert::Infallible> {
-        f(values);
-        Ok(())
-    };
-    match encode_in_batches(meta, opts, whole) {
-        Ok(enc) => enc,
-        Err(never) => match never {},
-    }
-}
-
-/// [`encode_tier`] of values that `visit` hands over in order, in batches
-/// of whole blocks (the last may end short), once to count the model and
-/// once to encode: a tier need not be in memory to be written. The
-/// encoded streams are (about an eighth of the values).
-fn encode_in_batches<E>(
-    meta: &TierMeta,
-    opts: &WriteOptions,
-    mut visit: impl FnMut(&mut dyn FnMut(&[Packed])) -> Result<(), E>,
-) -> Result<Result<Encoded, SectionTooLarge>, E> {
     let t0 = Instant::now();
     let bs = opts.block_size.max(1) as usize;
-    let mut counts = Counts::new();
-    visit(&mut |values| {
-        let part = values
-            .par_chunks(bs)
-            .fold(Counts::new, |mut c, b| {
-                c.add_block(b);
-                c
-            })
-            .reduce(Counts::new, Counts::merge);
-        counts = std::mem::take(&mut counts).merge(part);
-    })?;
-    let spec = counts.spec();
+    let spec = count_blocks(values, bs).spec();
     let model = TierModel::new(&spec).expect("a counted model is valid");
-    let (mut wdl, mut rem): (Vec<Vec<u8>>, Vec<Vec<u8>>) = (Vec::new(), Vec::new());
-    visit(&mut |values| {
-        let (w, r): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
-            values.par_chunks(bs).map(|b| model.encode(b)).unzip();
-        if wdl.is_empty() {
-            (wdl, rem) = (w, r);
-        } else {
-            wdl.extend(w);
-            rem.extend(r);
-        }
-    })?;
-    Ok(finish_encoding(meta, opts, t0, spec, wdl, rem))
+    let (wdl, rem): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
+        values.par_chunks(bs).map(|b| model.encode(b)).unzip();
+    finish_encoding(meta, opts, t0, spec, wdl, rem)
+}
+
+/// The model's counts over whole blocks of `values` (in parallel).
+fn count_blocks(values: &[Packed], bs: usize) -> Counts {
+    values
+        .par_chunks(bs)
+        .fold(Counts::new, |mut c, b| {
+            c.add_block(b);
+            c
+        })
+        .reduce(Counts::new, Counts::merge)
 }
 
 /// Checksums, block index and header of the encoded blocks.
@@ -136,35 +108,73 @@ fn finish_encoding(
     meta: &TierMeta,
     opts: &WriteOptions,
     t0: Instant,
-    spec: crate::tablebase::codec::model::ModelSpec,
+    spec: ModelSpec,
     wdl: Vec<Vec<u8>>,
     rem: Vec<Vec<u8>>,
 ) -> Result<Encoded, SectionTooLarge> {
-    let bs = opts.block_size.max(1) as usize;
-    let sums: Vec<(u32, u32)> = wdl
+    let blocks: Vec<BlockStreams> = wdl
         .par_iter()
         .zip(&rem)
-        .map(|(w, r)| (checksum32(w), checksum32(r)))
+        .map(|(w, r)| BlockStreams::of(w, r))
         .collect();
-    let mut entries = Vec::with_capacity(wdl.len());
+    let (header, head, index) = index_and_header(meta, opts, t0, spec, &blocks)?;
+    Ok(Encoded {
+        head,
+        header,
+        index,
+        wdl,
+        rem,
+    })
+}
+
+/// The lengths and checksums of one block's two streams.
+struct BlockStreams {
+    wdl_len: u64,
+    wdl_checksum: u32,
+    rem_len: u64,
+    rem_checksum: u32,
+}
+
+impl BlockStreams {
+    fn of(w: &[u8], r: &[u8]) -> BlockStreams {
+        BlockStreams {
+            wdl_len: w.len() as u64,
+            wdl_checksum: checksum32(w),
+            rem_len: r.len() as u64,
+            rem_checksum: checksum32(r),
+        }
+    }
+}
+
+/// The header (as a value and as bytes) and the block index of blocks
+/// whose streams lie back to back in each section.
+fn index_and_header(
+    meta: &TierMeta,
+    opts: &WriteOptions,
+    t0: Instant,
+    spec: ModelSpec,
+    blocks: &[BlockStreams],
+) -> Result<(Header, Vec<u8>, Vec<u8>), SectionTooLarge> {
+    let bs = opts.block_size.max(1) as usize;
+    let mut entries = Vec::with_capacity(blocks.len());
     let mut bases: Vec<[u64; 2]> = Vec::new();
     let (mut wo, mut ro) = (0u64, 0u64);
-    for (b, ((w, r), (ws, rs))) in wdl.iter().zip(&rem).zip(sums).enumerate() {
+    for (b, s) in blocks.iter().enumerate() {
         if b % INDEX_CHUNK == 0 {
             bases.push([wo, ro]);
         }
         let [wb, rb] = bases[b / INDEX_CHUNK];
         // The next block's offsets, too, must lie within 4 GiB of this
         // chunk's base: the reader ends a block's streams with them.
-        let (wn, rn) = (wo + w.len() as u64, ro + r.len() as u64);
+        let (wn, rn) = (wo + s.wdl_len, ro + s.rem_len);
         if wn - wb > u32::MAX as u64 || rn - rb > u32::MAX as u64 {
             return Err(SectionTooLarge);
         }
         entries.push(BlockEntry {
             wdl_offset: wo as u32,
-            wdl_checksum: ws,
+            wdl_checksum: s.wdl_checksum,
             rem_offset: ro as u32,
-            rem_checksum: rs,
+            rem_checksum: s.rem_checksum,
         });
         (wo, ro) = (wn, rn);
     }
@@ -179,19 +189,14 @@ fn finish_encoding(
     let header = Header {
         meta,
         block_size: bs as u32,
-        blocks: wdl.len() as u64,
+        blocks: blocks.len() as u64,
         model: spec,
         wdl_len: wo,
         rem_len: ro,
         index_checksums: index_checksums(&index),
     };
-    Ok(Encoded {
-        head: encode_header(&header, &bases),
-        header,
-        index,
-        wdl,
-        rem,
-    })
+    let head = encode_header(&header, &bases);
+    Ok((header, head, index))
 }
 
 /// Write a tier file atomically with explicit options; returns the file
@@ -237,7 +242,11 @@ pub fn write_tier_with(
 
 /// Write a tier file atomically (default options) from values too many to
 /// hold: `read(start, out)` fills `out` with the values from slot `start`
-/// on, a batch of blocks at a time, twice over. Returns the file size.
+/// on, a batch of blocks at a time, twice over (once to count the model,
+/// once to encode). The encoded streams go to two part files beside the
+/// tier file as they are made, and are copied behind the header and
+/// index at the end: what the writer holds is one batch and the index.
+/// Returns the file size.
 ///
 /// # Errors
 /// As [`write_tier_with`], and `read`'s.
@@ -247,30 +256,112 @@ pub fn write_tier_batched(
     mut read: impl FnMut(u64, &mut [Packed]) -> Result<(), TbError>,
 ) -> Result<u64, TbError> {
     const BATCH_BLOCKS: usize = 2048;
+    let t0 = Instant::now();
     let opts = WriteOptions::default();
     let n = meta.positions as usize;
-    let batch = opts.block_size as usize * BATCH_BLOCKS;
+    let bs = opts.block_size as usize;
+    let batch = bs * BATCH_BLOCKS;
     let mut buf = vec![Packed::UNDECIDED; batch.min(n)];
-    let visit = |f: &mut dyn FnMut(&[Packed])| -> Result<(), TbError> {
+    let mut visit = |f: &mut dyn FnMut(&[Packed]) -> std::io::Result<()>| -> Result<(), TbError> {
         for start in (0..n).step_by(batch) {
             let len = batch.min(n - start);
             read(start as u64, &mut buf[..len])?;
-            f(&buf[..len]);
+            f(&buf[..len]).map_err(|e| TbError::io(path, "cannot write tier file", e))?;
         }
         Ok(())
     };
-    let enc = encode_in_batches(meta, &opts, visit)?.map_err(|SectionTooLarge| {
-        TbError::io(
-            path,
-            "cannot write tier file",
-            std::io::Error::new(
-                std::io::ErrorKind::FileTooLarge,
-                "the blocks of one index chunk span 4 GiB (use a smaller block size)",
-            ),
-        )
+    let mut counts = Counts::new();
+    visit(&mut |values| {
+        counts = std::mem::take(&mut counts).merge(count_blocks(values, bs));
+        Ok(())
     })?;
-    write_encoded(path, &enc)?;
-    Ok(enc.file_len())
+    let spec = counts.spec();
+    let model = TierModel::new(&spec).expect("a counted model is valid");
+    let parts = PartFiles::new(path)?;
+    let mut blocks: Vec<BlockStreams> = Vec::with_capacity(n.div_ceil(bs));
+    {
+        let (mut wdl, mut rem) = (
+            BufWriter::with_capacity(1 << 20, &parts.wdl),
+            BufWriter::with_capacity(1 << 20, &parts.rem),
+        );
+        visit(&mut |values| {
+            let encoded: Vec<(Vec<u8>, Vec<u8>)> =
+                values.par_chunks(bs).map(|b| model.encode(b)).collect();
+            for (w, r) in &encoded {
+                blocks.push(BlockStreams::of(w, r));
+                wdl.write_all(w)?;
+                rem.write_all(r)?;
+            }
+            Ok(())
+        })?;
+        let flush =
+            |w: BufWriter<&fs::File>| w.into_inner().map(|_| ()).map_err(|e| e.into_error());
+        flush(wdl)
+            .and_then(|_| flush(rem))
+            .map_err(|e| TbError::io(path, "cannot write tier file", e))?;
+    }
+    let (header, head, index) =
+        index_and_header(meta, &opts, t0, spec, &blocks).map_err(|SectionTooLarge| {
+            TbError::io(
+                path,
+                "cannot write tier file",
+                std::io::Error::new(
+                    std::io::ErrorKind::FileTooLarge,
+                    "the blocks of one index chunk span 4 GiB (use a smaller block size)",
+                ),
+            )
+        })?;
+    write_atomically(path, |w| {
+        w.write_all(&head)?;
+        w.write_all(&index)?;
+        for part in [&parts.wdl, &parts.rem] {
+            let mut f = part;
+            f.seek(std::io::SeekFrom::Start(0))?;
+            std::io::copy(&mut f, w)?;
+        }
+        Ok(())
+    })?;
+    Ok((head.len() + index.len()) as u64 + header.wdl_len + header.rem_len)
+}
+
+/// The two part files of [`write_tier_batched`], removed when dropped.
+struct PartFiles {
+    wdl: fs::File,
+    rem: fs::File,
+    paths: [std::path::PathBuf; 2],
+}
+
+impl PartFiles {
+    fn new(path: &Path) -> Result<PartFiles, TbError> {
+        let name = |section: &str| {
+            let mut s = path.file_name().unwrap_or_default().to_os_string();
+            s.push(format!(".{}.{section}.part", std::process::id()));
+            path.with_file_name(s)
+        };
+        let paths = [name("wdl"), name("rem")];
+        let open = |p: &Path| {
+            fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(p)
+                .map_err(|e| TbError::io(p, "cannot write tier file", e))
+        };
+        Ok(PartFiles {
+            wdl: open(&paths[0])?,
+            rem: open(&paths[1])?,
+            paths,
+        })
+    }
+}
+
+impl Drop for PartFiles {
+    fn drop(&mut self) {
+        for p in &self.paths {
+            let _ = fs::remove_file(p);
+        }
+    }
 }
 
 /// Write an encoded tier atomically: temp file, fsync, rename, fsync dir.
@@ -278,6 +369,23 @@ pub fn write_tier_batched(
 /// # Errors
 /// [`TbError::Io`] if the directory or the file cannot be written.
 pub fn write_encoded(path: &Path, enc: &Encoded) -> Result<(), TbError> {
+    write_atomically(path, |w| {
+        w.write_all(&enc.head)?;
+        w.write_all(&enc.index)?;
+        for b in enc.wdl.iter().chain(&enc.rem) {
+            w.write_all(b)?;
+        }
+        Ok(())
+    })
+}
+
+/// Write `path` through `fill` atomically: a temp file beside it, fsync,
+/// rename, fsync of the directory. On failure no file and no temp file
+/// is left.
+fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<fs::File>) -> std::io::Result<()>,
+) -> Result<(), TbError> {
     if let Some(parent) = path.parent() {
         if !parent.as_os_str().is_empty() {
             fs::create_dir_all(parent)
@@ -290,11 +398,7 @@ pub fn write_encoded(path: &Path, enc: &Encoded) -> Result<(), TbError> {
     let write = || -> std::io::Result<()> {
         let f = fs::File::create(&tmp)?;
         let mut w = BufWriter::with_capacity(1 << 20, f);
-        w.write_all(&enc.head)?;
-        w.write_all(&enc.index)?;
-        for b in enc.wdl.iter().chain(&enc.rem) {
-            w.write_all(b)?;
-        }
+        fill(&mut w)?;
         let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         drop(f);
