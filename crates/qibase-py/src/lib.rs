@@ -1172,6 +1172,7 @@ fn report_dict<'py>(py: Python<'py>, r: &TierReport) -> PyResult<Bound<'py, PyDi
     d.set_item("draws", r.stats.draws)?;
     d.set_item("max_win", r.stats.max_win)?;
     d.set_item("max_loss", r.stats.max_loss)?;
+    d.set_item("windows", r.windows)?;
     Ok(d)
 }
 

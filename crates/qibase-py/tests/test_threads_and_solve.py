@@ -152,6 +152,7 @@ def test_a_solve_under_a_memory_budget_gives_the_same_tables(tmp_path):
     qibase.solve(variant, plain, max_pieces=3)
     reports = qibase.solve(variant, budget, max_pieces=3, memory=32 * 1024)
     assert [r["tier"] for r in reports] == [n for _, n in g.tier_names(3)]
+    assert max(r["windows"] for r in reports) > 1 and min(r["windows"] for r in reports) == 0
     with qibase.open_tablebase(plain) as a, qibase.open_tablebase(budget) as b:
         for key, name in g.tier_names(3):
             for x, y in zip(a.tier_values(g, key), b.tier_values(g, key)):
