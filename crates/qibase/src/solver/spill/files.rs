@@ -234,6 +234,33 @@ impl<S: Slot> SpillQueue<S> {
         self.mem.len().max(self.disk.owners().div_ceil(2))
     }
 
+    /// Hand level `level`'s items of `kind` to `f`, a part at a time (the
+    /// part held in memory, then each part written out), and forget them:
+    /// a level need not fit in memory to be sent.
+    pub fn drain(
+        &mut self,
+        level: usize,
+        kind: usize,
+        mut f: impl FnMut(&[S]) -> Result<(), TbError>,
+    ) -> Result<(), TbError> {
+        if let Some(pair) = self.mem.get_mut(level) {
+            let held = std::mem::take(&mut pair[kind]);
+            self.held -= held.len();
+            if !held.is_empty() {
+                f(&held)?;
+            }
+        }
+        let mut buf = Vec::new();
+        let mut part = Vec::new();
+        self.disk.for_each(2 * level + kind, &mut buf, |bytes| {
+            part.clear();
+            part.extend(bytes.chunks_exact(S::BYTES).map(slot_from_le::<S>));
+            f(&part)
+        })?;
+        self.disk.forget(2 * level + kind);
+        Ok(())
+    }
+
     /// Take level `level`'s items (losses, wins).
     pub fn take(&mut self, level: usize) -> Result<[Vec<S>; 2], TbError> {
         let mut out: [Vec<S>; 2] = self
@@ -245,17 +272,20 @@ impl<S: Slot> SpillQueue<S> {
         let mut buf = Vec::new();
         for (kind, v) in out.iter_mut().enumerate() {
             self.disk.for_each(2 * level + kind, &mut buf, |bytes| {
-                v.extend(bytes.chunks_exact(S::BYTES).map(|b| {
-                    let mut w = [0u8; 8];
-                    w[..S::BYTES].copy_from_slice(b);
-                    S::new(u64::from_le_bytes(w))
-                }));
+                v.extend(bytes.chunks_exact(S::BYTES).map(slot_from_le::<S>));
                 Ok(())
             })?;
             self.disk.forget(2 * level + kind);
         }
         Ok(out)
     }
+}
+
+/// A slot number from its `S::BYTES` little-endian bytes.
+fn slot_from_le<S: Slot>(b: &[u8]) -> S {
+    let mut w = [0u8; 8];
+    w[..S::BYTES].copy_from_slice(b);
+    S::new(u64::from_le_bytes(w))
 }
 
 /// Append `x` as a LEB128 varint.
@@ -325,6 +355,17 @@ mod tests {
                 q.push_all(&found).unwrap();
             }
             assert_eq!(q.len(), 6);
+            // Level 5's losses drained part by part, the rest taken.
+            let mut drained = Vec::new();
+            q.drain(5, 0, |part| {
+                drained.extend_from_slice(part);
+                Ok(())
+            })
+            .unwrap();
+            drained.sort_unstable();
+            let mut w5 = std::mem::take(&mut want[5][0]);
+            w5.sort_unstable();
+            assert_eq!(drained, w5, "cap {cap}");
             for (l, w) in want.iter().enumerate() {
                 let mut got = q.take(l).unwrap();
                 for (g, w) in got.iter_mut().zip(w) {

@@ -11,7 +11,8 @@
 //! * 1/4 for a level's round of parent updates (and their coded copy),
 //!   or the initial pass's batch of lower-tier requests;
 //! * 1/4 for the queues of decided positions held before they spill;
-//! * 1/8 for the rest (a level's own queue, read buffers).
+//! * 1/8 for the rest (a part of a level's queue being sent, read
+//!   buffers).
 //!
 //! A window holds whole regions (the cache-sized pieces the levels
 //! update), so the smallest budget that can solve a tier is the one whose

@@ -164,7 +164,6 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
     // Tentative wins are one ply longer than a lower-tier loss: none is
     // at level 0, so each level's window pass checks the next level's.
     while level < buckets.len().max(tentative.len()) {
-        let current = buckets.take(level)?;
         // Sending finds nothing: the sender's queue stays empty.
         let mut none_found = Buckets::<S>::default();
         let none_found = Mutex::new(&mut none_found);
@@ -183,21 +182,24 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
             regions: plan.regions,
             owned: 0..0,
         };
-        // Send: every round's updates, cut by window, to the run file.
+        // Send: every round's updates, cut by window, to the run file;
+        // the level's positions read from their queue a part at a time.
         for (kind, is_loss) in [(LOSSES, true), (WINS, false)] {
-            for positions in current[kind].chunks(plan.round.max(1)) {
-                let boxes = sender.outboxes(positions);
-                let records: Vec<Vec<u8>> = (0..plan.windows)
-                    .into_par_iter()
-                    .map(|w| encode(&boxes, plan, w, is_loss))
-                    .collect();
-                for (w, r) in records.iter().enumerate() {
-                    runs.append(w, r)?;
+            buckets.drain(level, kind, |part| {
+                decided += part.len() as u64;
+                for positions in part.chunks(plan.round.max(1)) {
+                    let boxes = sender.outboxes(positions);
+                    let records: Vec<Vec<u8>> = (0..plan.windows)
+                        .into_par_iter()
+                        .map(|w| encode(&boxes, plan, w, is_loss))
+                        .collect();
+                    for (w, r) in records.iter().enumerate() {
+                        runs.append(w, r)?;
+                    }
                 }
-            }
+                Ok(())
+            })?;
         }
-        decided += (current[LOSSES].len() + current[WINS].len()) as u64;
-        drop(current);
         // Apply: each window with updates or with tentative wins of the
         // next level (checked after all of this level's updates, as the
         // in-memory solve checks them at the next level's start).
