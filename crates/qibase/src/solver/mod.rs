@@ -131,6 +131,24 @@ pub struct TierReport {
     pub windows: usize,
 }
 
+impl TierReport {
+    /// The report of tier `t`, found solved on disk with `stats`.
+    fn skipped<G: Tiers>(g: &G, t: TierKey, stats: TierStats) -> TierReport {
+        TierReport {
+            tier: t,
+            name: g.tier_name(t),
+            slots: g.tier_size(t),
+            positions: g.tier_positions(t),
+            stats,
+            touches: 0,
+            write_wait_seconds: 0.0,
+            skipped: true,
+            exchanged_bytes: 0,
+            windows: 0,
+        }
+    }
+}
+
 /// Solve every tier of `g` (or of the subset) in memory, without files.
 /// Used by tests and small games; returns each tier's packed values.
 ///
@@ -422,18 +440,7 @@ fn solve_tiers<G: Game>(
         if let Some(on_disk) = on_disk {
             match on_disk {
                 Ok(meta) if everywhere => {
-                    reports.push(TierReport {
-                        tier: t,
-                        name,
-                        slots: positions,
-                        positions: real,
-                        stats: meta.stats,
-                        touches: 0,
-                        write_wait_seconds: 0.0,
-                        skipped: true,
-                        exchanged_bytes: 0,
-                        windows: 0,
-                    });
+                    reports.push(TierReport::skipped(g, t, meta.stats));
                     continue;
                 }
                 Ok(_) => {}

@@ -88,18 +88,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         if path.exists() {
             match store.meta(t) {
                 Ok(meta) => {
-                    reports.push(TierReport {
-                        tier: t,
-                        name,
-                        slots,
-                        positions: g.tier_positions(t),
-                        stats: meta.stats,
-                        touches: 0,
-                        write_wait_seconds: 0.0,
-                        skipped: true,
-                        exchanged_bytes: 0,
-                        windows: 0,
-                    });
+                    reports.push(TierReport::skipped(g, t, meta.stats));
                     continue;
                 }
                 Err(e) => observer.resolving(&name, &e),

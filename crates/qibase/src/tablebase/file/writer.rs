@@ -226,16 +226,7 @@ pub fn write_tier_with(
             ),
         ));
     }
-    let enc = encode_tier(meta, values, opts).map_err(|SectionTooLarge| {
-        TbError::io(
-            path,
-            "cannot write tier file",
-            std::io::Error::new(
-                std::io::ErrorKind::FileTooLarge,
-                "the blocks of one index chunk span 4 GiB (use a smaller block size)",
-            ),
-        )
-    })?;
+    let enc = encode_tier(meta, values, opts).map_err(|SectionTooLarge| too_large(path))?;
     write_encoded(path, &enc)?;
     Ok(enc.file_len())
 }
@@ -300,17 +291,8 @@ pub fn write_tier_batched(
             .and_then(|_| flush(rem))
             .map_err(|e| TbError::io(path, "cannot write tier file", e))?;
     }
-    let (header, head, index) =
-        index_and_header(meta, &opts, t0, spec, &blocks).map_err(|SectionTooLarge| {
-            TbError::io(
-                path,
-                "cannot write tier file",
-                std::io::Error::new(
-                    std::io::ErrorKind::FileTooLarge,
-                    "the blocks of one index chunk span 4 GiB (use a smaller block size)",
-                ),
-            )
-        })?;
+    let (header, head, index) = index_and_header(meta, &opts, t0, spec, &blocks)
+        .map_err(|SectionTooLarge| too_large(path))?;
     write_atomically(path, |w| {
         w.write_all(&head)?;
         w.write_all(&index)?;
@@ -322,6 +304,18 @@ pub fn write_tier_batched(
         Ok(())
     })?;
     Ok((head.len() + index.len()) as u64 + header.wdl_len + header.rem_len)
+}
+
+/// The error of a tier whose index chunk spans 4 GiB ([`SectionTooLarge`]).
+fn too_large(path: &Path) -> TbError {
+    TbError::io(
+        path,
+        "cannot write tier file",
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            "the blocks of one index chunk span 4 GiB (use a smaller block size)",
+        ),
+    )
 }
 
 /// The two part files of [`write_tier_batched`], removed when dropped.
