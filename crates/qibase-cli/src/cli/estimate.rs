@@ -178,20 +178,31 @@ fn refusal(id: &str, limit: &LimitError) -> String {
 
 /// Bytes one of `ranks` ranks sends the others while solving a tier of
 /// `slots` slots whose positions have at most `max_moves` distinct moves,
-/// at most: each decided position of its share sends one 16-bit region
-/// offset per distinct parent (no more parents than a position has
-/// un-moves, bounded as its moves are), of which the other ranks own a
-/// share `(ranks - 1) / ranks`; at the end it sends its share of the
-/// finished tier (2 bytes a slot) to each other rank.
+/// at most. Each rank holds a share of the slots; each position of its
+/// share asks for the values of its lower-tier children (no more than its
+/// moves): an 8-byte request and a 2-byte reply each, of which the other
+/// ranks hold a share `(ranks - 1) / ranks`; and each decided position
+/// sends one 16-bit region offset per distinct parent (no more parents
+/// than a position has un-moves, bounded as its moves are), to the same
+/// share. (The finished tier goes to disk as each rank's part, not to the
+/// other ranks.)
 pub fn exchange_per_rank(slots: u64, max_moves: u32, ranks: u64) -> u64 {
     if ranks <= 1 {
         return 0;
     }
     let share = slots.div_ceil(ranks) as f64;
-    let others = (ranks - 1) as f64;
-    let updates = share * max_moves as f64 * 2.0 * others / ranks as f64;
-    let broadcast = share * 2.0 * others;
-    (updates + broadcast).min(u64::MAX as f64) as u64
+    let to_others = (ranks - 1) as f64 / ranks as f64;
+    let lower = share * max_moves as f64 * (8.0 + 2.0) * to_others;
+    let updates = share * max_moves as f64 * 2.0 * to_others;
+    (lower + updates).min(u64::MAX as f64) as u64
+}
+
+/// Bytes one of `ranks` ranks holds while solving a tier that needs
+/// `memory` in one process: its share of the tier's state words and of
+/// the slices of the tiers it reads (every rank keeps only the slots it
+/// owns), plus the messages of a round (tens of megabytes, not counted).
+pub fn memory_per_rank(memory: u64, ranks: u64) -> u64 {
+    memory.div_ceil(ranks.max(1))
 }
 
 /// Print the estimate (the `--estimate` output); with `ranks`, for a
@@ -224,7 +235,7 @@ pub fn print(v: &VariantSizes, e: &Estimate, ranks: Option<u64>) {
                 t.name,
                 count(t.slots),
                 count(t.positions),
-                bytes(t.memory),
+                bytes(memory_per_rank(t.memory, n)),
                 bytes(exchange_per_rank(t.slots, e.max_moves, n)),
                 bytes(t.disk)
             ),
@@ -255,7 +266,8 @@ pub fn print(v: &VariantSizes, e: &Estimate, ranks: Option<u64>) {
             .map(|t| exchange_per_rank(t.slots, e.max_moves, n))
             .fold(0u64, u64::saturating_add);
         println!(
-            "with {n} ranks: each rank needs the memory above (every rank holds the whole tiers a tier depends on, and receives the whole tier at its end) and sends the others at most {} in all; rank 0 writes the files",
+            "with {n} ranks: each rank needs the memory/rank above (its slices of a tier and of the tiers it reads; with worst-case queues at most {}) and sends the others at most {} in all; each rank writes its part of a tier, rank 0 merges them into the tier file",
+            bytes(memory_per_rank(hi, n)),
             bytes(most)
         );
     }
@@ -409,10 +421,12 @@ mod tests {
             let err = e.fits_here("cannon-chess", false).unwrap_err().message;
             assert!(err.contains("cannot be solved here"), "{err}");
         }
-        // The exchange of a rank: nothing alone; with two ranks, half the
-        // tier's updates go to the other, plus half the tier once.
+        // The exchange of a rank: nothing alone; with two ranks, half of
+        // each of its positions' lower-tier requests and replies and of
+        // its parent updates go to the other.
         assert_eq!(exchange_per_rank(1000, 10, 1), 0);
-        assert_eq!(exchange_per_rank(1000, 10, 2), 500 * 10 * 2 / 2 + 500 * 2);
+        assert_eq!(exchange_per_rank(1000, 10, 2), 500 * 10 * (8 + 2 + 2) / 2);
+        assert_eq!(memory_per_rank(1001, 2), 501);
         assert_eq!(group(1_234_567), "1,234,567");
         assert_eq!(group(12), "12");
     }

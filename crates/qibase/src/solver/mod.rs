@@ -15,6 +15,7 @@ mod check;
 mod exchange;
 mod limits;
 mod propagate;
+mod sliced;
 mod slot;
 mod spill;
 mod tier;
@@ -187,9 +188,20 @@ impl PendingWrite {
         meta: TierMeta,
         values: Arc<Vec<Packed>>,
     ) -> PendingWrite {
+        PendingWrite::spawn(report, pool, move || {
+            tablebase::write_tier(&path, &meta, &values)
+        })
+    }
+
+    /// Run `write` on `pool`, on a thread of its own.
+    fn spawn(
+        report: usize,
+        pool: Arc<rayon::ThreadPool>,
+        write: impl FnOnce() -> Result<(), TbError> + Send + 'static,
+    ) -> PendingWrite {
         let handle = std::thread::spawn(move || {
             let t0 = Instant::now();
-            pool.install(|| tablebase::write_tier(&path, &meta, &values))?;
+            pool.install(write)?;
             Ok(t0.elapsed().as_secs_f64())
         });
         PendingWrite { report, handle }
@@ -343,9 +355,11 @@ pub fn solve_game<G: Game>(
 /// [`solve_game`] as one of the ranks of a solve that shares each tier's
 /// work through `ex` (see [`Exchange`]): every rank calls it with the same
 /// game, subset and directory (checked first), solves its part of every
-/// tier and ends up with the whole tier; rank 0 alone writes the files.
-/// The files are those of a solve in one process, apart from the recorded
-/// timings.
+/// tier and keeps only that part, its slice, for the tiers above (which
+/// ask the other ranks for the values they hold); each rank writes its
+/// slice of a finished tier as a part file in `<dir>/<game>/.parts`, and
+/// rank 0 merges the parts into the tier file. The files are those of a
+/// solve in one process, apart from the recorded timings.
 ///
 /// # Errors
 ///
@@ -370,6 +384,10 @@ pub fn solve_game_shared<G: Game>(
             return Err(SolveError::MemoryWithRanks { ranks: ex.ranks() });
         }
         spill::solve_tiers_spilled(g, opts, budget, observer, &mut reports)?;
+        return Ok(reports);
+    }
+    if ex.ranks() > 1 {
+        sliced::solve_tiers_sliced(g, opts, observer, ex, &mut reports)?;
         return Ok(reports);
     }
     let mut pending = None;
@@ -413,39 +431,16 @@ fn solve_tiers<G: Game>(
 ) -> Result<(), SolveError> {
     let tiers = g.tiers(opts.max_pieces);
     let mut loaded: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
-    // The writer compresses with as many threads as the solver uses; the OS
-    // shares the cores between the two.
-    let writer_pool = Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(rayon::current_num_threads())
-            .thread_name(|i| format!("qibase-writer-{i}"))
-            .build()
-            .map_err(|e| TbError::Io {
-                path: opts.dir.clone(),
-                what: "cannot start writer threads".into(),
-                source: Arc::new(std::io::Error::other(e)),
-            })?,
-    );
+    let writer_pool = writer_pool(opts)?;
     let store = TierStore::new(g, &opts.dir);
     for (pos, &t) in tiers.iter().enumerate() {
         let name = g.tier_name(t);
         let path = store.path(t);
         let positions = g.tier_size(t);
         let real = g.tier_positions(t);
-        // A tier is skipped when every rank finds it solved (they read
-        // one shared directory; any rank that cannot read it makes all
-        // solve it again, together).
-        let on_disk = path.exists().then(|| store.meta(t));
-        let everywhere = ex.min(matches!(on_disk, Some(Ok(_))).into()) != 0;
-        if let Some(on_disk) = on_disk {
-            match on_disk {
-                Ok(meta) if everywhere => {
-                    reports.push(TierReport::skipped(g, t, meta.stats));
-                    continue;
-                }
-                Ok(_) => {}
-                Err(e) => observer.resolving(&name, &e),
-            }
+        if let Some(stats) = solved_on_disk(&store, t, observer, ex) {
+            reports.push(TierReport::skipped(g, t, stats));
+            continue;
         }
         if ex.max(observer.should_stop().into()) != 0 {
             return Err(SolveError::Stopped { next: name });
@@ -482,15 +477,7 @@ fn solve_tiers<G: Game>(
         stats.peak_rss = peak_rss_bytes().unwrap_or(0);
         drop(lower);
 
-        let meta = TierMeta {
-            game: g.id().to_string(),
-            rules_hash: g.rules_hash(),
-            tier: t,
-            tier_name: name.clone(),
-            positions,
-            stats: stats.clone(),
-            variant: g.variant_spec(),
-        };
+        let meta = tier_meta(g, t, &stats);
         // The next tier reads this one from memory, not from the file, so
         // the write can run beside it. One write at a time bounds memory.
         let values = Arc::new(solved.values);
@@ -527,6 +514,57 @@ fn solve_tiers<G: Game>(
         }
     }
     Ok(())
+}
+
+/// The pool the tier files are compressed on: as many threads as the
+/// solver uses (the OS shares the cores between the two).
+fn writer_pool(opts: &SolveOptions) -> Result<Arc<rayon::ThreadPool>, TbError> {
+    Ok(Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("qibase-writer-{i}"))
+            .build()
+            .map_err(|e| TbError::Io {
+                path: opts.dir.clone(),
+                what: "cannot start writer threads".into(),
+                source: Arc::new(std::io::Error::other(e)),
+            })?,
+    ))
+}
+
+/// The counts of tier `t` when its file is solved already and every rank
+/// finds it so: it is skipped (the ranks read one shared directory; any
+/// rank that cannot read the file makes all solve the tier again,
+/// together). Collective.
+fn solved_on_disk<G: Game>(
+    store: &TierStore<'_, G>,
+    t: TierKey,
+    observer: &dyn SolveObserver,
+    ex: &dyn Exchange,
+) -> Option<TierStats> {
+    let on_disk = store.path(t).exists().then(|| store.meta(t));
+    let everywhere = ex.min(matches!(on_disk, Some(Ok(_))).into()) != 0;
+    match on_disk? {
+        Ok(meta) if everywhere => Some(meta.stats),
+        Ok(_) => None,
+        Err(e) => {
+            observer.resolving(&store.game().tier_name(t), &e);
+            None
+        }
+    }
+}
+
+/// The header of tier `t`'s file.
+fn tier_meta<G: Game>(g: &G, t: TierKey, stats: &TierStats) -> TierMeta {
+    TierMeta {
+        game: g.id().to_string(),
+        rules_hash: g.rules_hash(),
+        tier: t,
+        tier_name: g.tier_name(t),
+        positions: g.tier_size(t),
+        stats: stats.clone(),
+        variant: g.variant_spec(),
+    }
 }
 
 #[cfg(test)]

@@ -206,14 +206,14 @@ impl<S: Slot> Buckets<S> {
         }
     }
 
-    fn take(&mut self, level: usize) -> [Vec<S>; 2] {
+    pub(super) fn take(&mut self, level: usize) -> [Vec<S>; 2] {
         self.levels
             .get_mut(level)
             .map(std::mem::take)
             .unwrap_or_default()
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.levels.len()
     }
 }

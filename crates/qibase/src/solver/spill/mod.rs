@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 pub(super) use files::RawArray;
 pub(super) use run::{human_bytes, solve_tiers_spilled};
 
-pub(super) use tier::{solve_spilled, RawLower};
+pub(super) use tier::{fold, scan, settle, solve_spilled, RawLower, Request};
 
 use super::exchange::region_count;
 use super::propagate::{region_shift, Tuning};

@@ -59,7 +59,7 @@ pub(in crate::solver) struct SpilledTier {
 }
 
 /// A lower-tier request: `(table << 56 | rank, slot offset in the window)`.
-type Request = (u64, u32);
+pub(in crate::solver) type Request = (u64, u32);
 
 /// Solve tier `t` out of core into `values` (a zeroed raw array of the
 /// tier's slots), with scratch files in `scratch`. `None`: stopped.
@@ -92,6 +92,7 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
     best.resize_with(buf.len(), || AtomicU16::new(u16::MAX));
     longest.resize_with(buf.len(), || AtomicU16::new(0));
     let batch_slots = (plan.requests / REQUESTS_PER_SLOT).max(CHUNK);
+    let tables: Vec<TierKey> = lower.tiers.iter().map(|&(k, _)| k).collect();
     for w in 0..plan.windows {
         if stop() {
             return Ok(None);
@@ -111,7 +112,7 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
             let scans: Vec<Scan<S>> = (at..end)
                 .into_par_iter()
                 .step_by(CHUNK)
-                .map(|c| scan(g, t, c..(c + CHUNK).min(end), lo, lower, states))
+                .map(|c| scan(g, t, c..(c + CHUNK).min(end), lo, &tables, states))
                 .collect();
             if let Some(c) = scans.iter().map(|s| s.crowded).max().filter(|&c| c != 0) {
                 return Err(LimitError::TooManyChildren {
@@ -308,21 +309,22 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
 }
 
 /// What the first half of the initial pass found in a chunk of slots.
-struct Scan<S> {
-    decided: Found<S>,
-    requests: Vec<Request>,
-    crowded: u32,
+pub(in crate::solver) struct Scan<S> {
+    pub decided: Found<S>,
+    pub requests: Vec<Request>,
+    pub crowded: u32,
 }
 
 /// Rule ends, positions without moves, in-tier counters (kept in the
 /// state word as `OPEN | count` until settled) and lower-tier requests
-/// of the used slots of `range`; `lo` is the window's first slot.
-fn scan<G: Tiers, S: Slot>(
+/// of the used slots of `range`; `lo` is the first slot of `states`,
+/// and a request names its lower tier by its place in `tables`.
+pub(in crate::solver) fn scan<G: Tiers, S: Slot>(
     g: &G,
     t: TierKey,
     range: std::ops::Range<usize>,
     lo: usize,
-    lower: &RawLower,
+    tables: &[TierKey],
     states: &[AtomicU16],
 ) -> Scan<S> {
     let mut out = Scan {
@@ -358,10 +360,9 @@ fn scan<G: Tiers, S: Slot>(
         }
         states[at].store(state::OPEN | in_tier as u16, Relaxed);
         for &(ct, r) in &children {
-            let table = lower
-                .tiers
+            let table = tables
                 .iter()
-                .position(|&(k, _)| k == ct)
+                .position(|&k| k == ct)
                 .unwrap_or_else(|| panic!("tier {ct} is not loaded (missing tier dependency)"));
             out.requests.push(((table as u64) << 56 | r, at as u32));
         }
@@ -423,44 +424,58 @@ fn answer(
             raw.read(lo, block)?;
             for &(key, at) in asks {
                 let r = (key & ((1 << 56) - 1)) - lo;
-                let at = at as usize;
-                match Packed::from_bits(block[r as usize]).value() {
-                    Some(Value::Loss(r)) => {
-                        best[at].fetch_min(r + 1, Relaxed);
-                    }
-                    Some(Value::Draw) => {
-                        longest[at].fetch_or(DRAW_SEEN, Relaxed);
-                    }
-                    Some(Value::Win(r)) => {
-                        let _ = longest[at].fetch_update(Relaxed, Relaxed, |old| {
-                            (old & !DRAW_SEEN < r).then_some(old & DRAW_SEEN | r)
-                        });
-                    }
-                    None => panic!(
-                        "tier {} slot {} has no solved value (missing tier dependency)",
-                        lower.tiers[table].0,
-                        key & ((1 << 56) - 1)
-                    ),
-                }
+                fold(block[r as usize], at as usize, best, longest, || {
+                    (lower.tiers[table].0, key & ((1 << 56) - 1))
+                });
             }
             Ok(())
         })
+}
+
+/// Fold the value `word` of a lower-tier child of the position at `at`
+/// into its accumulators (see [`answer`]); `which` names the child (tier,
+/// slot) for the panic of an unsolved one.
+#[inline]
+pub(in crate::solver) fn fold(
+    word: u16,
+    at: usize,
+    best: &[AtomicU16],
+    longest: &[AtomicU16],
+    which: impl Fn() -> (TierKey, u64),
+) {
+    match Packed::from_bits(word).value() {
+        Some(Value::Loss(r)) => {
+            best[at].fetch_min(r + 1, Relaxed);
+        }
+        Some(Value::Draw) => {
+            longest[at].fetch_or(DRAW_SEEN, Relaxed);
+        }
+        Some(Value::Win(r)) => {
+            let _ = longest[at].fetch_update(Relaxed, Relaxed, |old| {
+                (old & !DRAW_SEEN < r).then_some(old & DRAW_SEEN | r)
+            });
+        }
+        None => {
+            let (t, i) = which();
+            panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
+        }
+    }
 }
 
 /// The bit of an accumulator of longest wins that says a child is a draw.
 const DRAW_SEEN: u16 = 0x8000;
 
 /// What settling a chunk of a window found.
-struct Settled<S> {
-    decided: Found<S>,
-    tentative: Vec<(u16, S)>,
-    saturated: Vec<(u64, u16)>,
+pub(in crate::solver) struct Settled<S> {
+    pub decided: Found<S>,
+    pub tentative: Vec<(u16, S)>,
+    pub saturated: Vec<(u64, u16)>,
 }
 
 /// The second half of the initial pass over a chunk whose first slot is
 /// `first`: decide or open each counted position, as the in-memory pass
 /// does once it has read the lower-tier values.
-fn settle<S: Slot>(
+pub(in crate::solver) fn settle<S: Slot>(
     first: usize,
     states: &[AtomicU16],
     best: &[AtomicU16],

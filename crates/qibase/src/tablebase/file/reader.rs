@@ -520,6 +520,41 @@ impl TierFile {
         Ok(())
     }
 
+    /// Decode the values of slots `range` only (the blocks that cover it,
+    /// in parallel batches, every checksum checked): a rank's slice of a
+    /// tier in a solve shared by ranks.
+    ///
+    /// # Errors
+    /// As [`TierFile::read_all`].
+    ///
+    /// # Panics
+    /// If `range` is not inside the tier.
+    pub fn read_range(&self, range: std::ops::Range<u64>) -> Result<Vec<Packed>, TbError> {
+        let n = self.meta().positions;
+        assert!(
+            range.start <= range.end && range.end <= n,
+            "slots {range:?} asked of a tier of {n} slots"
+        );
+        if range.is_empty() {
+            return Ok(Vec::new());
+        }
+        let bs = self.layout.header.block_size as u64;
+        let first = range.start / bs;
+        let covered = first * bs..(range.end.div_ceil(bs) * bs).min(n);
+        let mut out = Packed::vec_from_bits(crate::hugemem::zeroed_u16(
+            (covered.end - covered.start) as usize,
+        ));
+        out.par_chunks_mut(bs as usize * READ_ALL_BATCH)
+            .enumerate()
+            .try_for_each(|(k, values)| {
+                self.decode_batch(first as usize + k * READ_ALL_BATCH, values)
+            })?;
+        let skip = (range.start - covered.start) as usize;
+        out.drain(..skip);
+        out.truncate((range.end - range.start) as usize);
+        Ok(out)
+    }
+
     /// Decode the blocks from `first` on into `values` (whole blocks).
     fn decode_batch(&self, first: usize, values: &mut [Packed]) -> Result<(), TbError> {
         let bs = self.layout.header.block_size as usize;
