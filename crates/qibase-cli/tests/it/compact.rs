@@ -372,3 +372,57 @@ fn verify_and_info_read_compact_tables() {
     assert!(out.contains("BAD"), "{out}");
     let _ = std::fs::remove_dir_all(fast.parent().unwrap());
 }
+
+/// The perfect opponent plays from compact tables as from fast ones: in
+/// positions sampled from every tier of two subsets (both halves of each
+/// tier, so the other half's values come from the one-ply search), its
+/// move from the compact tables keeps the position's exact value by the
+/// fast tables, and is the move it picks from the fast tables.
+#[test]
+fn the_perfect_opponent_plays_value_optimal_moves_from_compact_tables() {
+    use qibase::ai::{choose, Difficulty};
+    use qibase::analysis::TablebaseOracle;
+    use qibase::rng::Rng;
+    use qibase::value::Value;
+
+    fn check<G: Game>(g: &G, max_pieces: u32, name: &str) {
+        let root = temp_dir(name);
+        let (fast, packed) = (root.join("fast"), root.join("packed"));
+        solve_into(g, &fast, Some(max_pieces));
+        compact::pack(g, &fast, &packed, &mut |_| {}).unwrap();
+        let truth = Tablebase::open(g, &fast);
+        let (from_fast, from_compact) = (
+            TablebaseOracle::open(g, &fast),
+            TablebaseOracle::open(g, &packed),
+        );
+        let mut rng = Rng::new(7);
+        let mut moves = 0;
+        for t in g.tiers(Some(max_pieces)) {
+            let n = g.tier_size(t);
+            for i in (0..n).step_by((n / 400).max(1) as usize) {
+                let p = g.unrank(t, i);
+                if g.rank(t, &p) != i {
+                    continue;
+                }
+                let v = truth.probe(&p).unwrap();
+                let (a, pick) =
+                    choose(g, &from_compact, &p, Difficulty::Perfect, &mut rng).unwrap();
+                let (_, want) = choose(g, &from_fast, &p, Difficulty::Perfect, &mut rng).unwrap();
+                assert_eq!(pick, want, "{name}: {}", g.format_pos(&p));
+                let Some(k) = pick else { continue };
+                let after = truth.probe(&a.moves[k].after).unwrap();
+                assert_eq!(
+                    Value::of_move_to(after),
+                    v,
+                    "{name}: the move from compact tables is not optimal in {}",
+                    g.format_pos(&p)
+                );
+                moves += 1;
+            }
+        }
+        assert!(moves > 200, "{name}: {moves} moves checked");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    check(&CannonChess::standard(), 3, "cp-ai-cc");
+    check(&Cannons::two_cannons(), 4, "cp-ai-two");
+}
