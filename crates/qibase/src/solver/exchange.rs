@@ -8,8 +8,11 @@
 //! the decided positions are, grouped by region as message combining
 //! already does (see [`super::propagate`]), and handed to the owners of
 //! those regions through [`Exchange::all_to_all`]; the ranks agree on when
-//! the levels end through [`Exchange::max`]. At the end every rank gets the
-//! whole finished tier ([`Exchange::broadcast`]), since later tiers read it.
+//! the levels end through [`Exchange::max`]. A tier solved alone by
+//! [`super::try_solve_tier_shared`] ends with every rank getting the whole
+//! finished tier ([`Exchange::broadcast`]); a whole solve by several ranks
+//! ([`super::solve_game_shared`]) keeps each rank's slice instead and asks
+//! the owners for lower-tier values (`super::sliced`).
 //!
 //! The solver knows nothing of how the ranks talk: [`SingleProcess`] is one
 //! rank, every operation the identity; the `qibase-mpi` crate (the command
