@@ -446,8 +446,7 @@ fn solve_tiers<G: Game>(
             return Err(SolveError::Stopped { next: name });
         }
         // Keep only what this and later tiers still need.
-        let still_needed: Vec<TierKey> =
-            tiers[pos..].iter().flat_map(|&u| g.tier_deps(u)).collect();
+        let still_needed = deps_of(g, &tiers[pos..]);
         loaded.retain(|k, _| still_needed.contains(k));
         for d in g.tier_deps(t) {
             if let Entry::Vacant(slot) = loaded.entry(d) {
@@ -461,10 +460,7 @@ fn solve_tiers<G: Game>(
 
         observer.tier_started(&name, positions);
         let t0 = Instant::now();
-        let progress = |e| match e {
-            Progress::Initial(k) => observer.initial(k),
-            Progress::Level(l, done) => observer.level(l, done),
-        };
+        let progress = |e| tell(observer, e);
         let sent_before = ex.bytes_sent();
         let Some(solved) =
             try_solve_tier_shared(g, t, &lower, &progress, &|| observer.should_stop(), ex)?
@@ -506,14 +502,25 @@ fn solve_tiers<G: Game>(
                 values.clone(),
             ));
         }
-        if tiers[pos + 1..]
-            .iter()
-            .any(|&u| g.tier_deps(u).contains(&t))
-        {
+        if deps_of(g, &tiers[pos + 1..]).contains(&t) {
             loaded.insert(t, values);
         }
     }
     Ok(())
+}
+
+/// The tiers that `tiers` read (with repeats): what a solve keeps of the
+/// finished tiers before it solves them.
+fn deps_of<G: Tiers>(g: &G, tiers: &[TierKey]) -> Vec<TierKey> {
+    tiers.iter().flat_map(|&u| g.tier_deps(u)).collect()
+}
+
+/// Pass a tier solver's progress event on to `observer`.
+fn tell(observer: &dyn SolveObserver, e: Progress) {
+    match e {
+        Progress::Initial(k) => observer.initial(k),
+        Progress::Level(l, done) => observer.level(l, done),
+    }
 }
 
 /// The pool the tier files are compressed on: as many threads as the

@@ -488,41 +488,7 @@ fn solve_with_slots<G: Tiers, S: Slot>(
             );
         }
     }
-    let tally = store
-        .par_chunks_mut(1 << 16)
-        .map(|chunk| {
-            let mut part = TierStats::default();
-            for s in chunk.iter_mut() {
-                if *s == UNDECIDED {
-                    part.unused += 1;
-                    continue;
-                }
-                if is_open(s.to_bits()) {
-                    *s = Packed::DRAW;
-                }
-                match s.value().unwrap() {
-                    Value::Win(r) => {
-                        part.wins += 1;
-                        part.max_win = part.max_win.max(r);
-                    }
-                    Value::Loss(r) => {
-                        part.losses += 1;
-                        part.max_loss = part.max_loss.max(r);
-                    }
-                    Value::Draw => part.draws += 1,
-                }
-            }
-            part
-        })
-        .reduce(TierStats::default, |a, b| TierStats {
-            wins: a.wins + b.wins,
-            losses: a.losses + b.losses,
-            draws: a.draws + b.draws,
-            unused: a.unused + b.unused,
-            max_win: a.max_win.max(b.max_win),
-            max_loss: a.max_loss.max(b.max_loss),
-            ..TierStats::default()
-        });
+    let tally = settle_and_count(Packed::slice_as_bits_mut(&mut store));
     stats.wins = tally.wins;
     stats.losses = tally.losses;
     stats.draws = tally.draws;
@@ -535,6 +501,54 @@ fn solve_with_slots<G: Tiers, S: Slot>(
         stats,
         touches: touches.into_inner(),
     }))
+}
+
+/// The end of a tier's solve over its state `words` (the whole tier, a
+/// window or a rank's slice): what is still open is a draw; and the counts
+/// of wins, losses, draws and unused slots with the longest win and loss
+/// (in parallel: on the largest tiers this is a pass over gigabytes).
+pub(super) fn settle_and_count(words: &mut [u16]) -> TierStats {
+    words
+        .par_chunks_mut(1 << 16)
+        .map(|chunk| {
+            let mut part = TierStats::default();
+            for s in chunk.iter_mut() {
+                if *s == UNDECIDED.to_bits() {
+                    part.unused += 1;
+                    continue;
+                }
+                if is_open(*s) {
+                    *s = Packed::DRAW.to_bits();
+                }
+                match Packed::from_bits(*s).value() {
+                    Some(Value::Win(r)) => {
+                        part.wins += 1;
+                        part.max_win = part.max_win.max(r);
+                    }
+                    Some(Value::Loss(r)) => {
+                        part.losses += 1;
+                        part.max_loss = part.max_loss.max(r);
+                    }
+                    Some(Value::Draw) => part.draws += 1,
+                    None => unreachable!("a decided slot holds a value"),
+                }
+            }
+            part
+        })
+        .reduce(TierStats::default, add_counts)
+}
+
+/// The counts of two parts of a tier together (timings left out).
+pub(super) fn add_counts(a: TierStats, b: TierStats) -> TierStats {
+    TierStats {
+        wins: a.wins + b.wins,
+        losses: a.losses + b.losses,
+        draws: a.draws + b.draws,
+        unused: a.unused + b.unused,
+        max_win: a.max_win.max(b.max_win),
+        max_loss: a.max_loss.max(b.max_loss),
+        ..TierStats::default()
+    }
 }
 
 /// Scratch space of one initial-pass task (reused, so nothing allocates

@@ -9,16 +9,14 @@ use std::io::Write;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::lower::{Slice, SlicedLower};
 use super::tier::solve_sliced;
 use crate::game::{Game, TierKey};
-use crate::solver::tier::Progress;
 use crate::solver::{
-    peak_rss_bytes, solved_on_disk, tier_meta, writer_pool, Exchange, PendingWrite, SolveError,
-    SolveObserver, SolveOptions, TierReport,
+    deps_of, peak_rss_bytes, solved_on_disk, tell, tier_meta, writer_pool, Exchange, PendingWrite,
+    SolveError, SolveObserver, SolveOptions, TierReport,
 };
 use crate::tablebase::{self, TbError, TierMeta, TierStore};
 use crate::value::Packed;
@@ -80,8 +78,7 @@ fn solve_tiers<G: Game>(
         }
         // Keep only the slices this and later tiers still read; read this
         // rank's slices of the others from their files.
-        let still_needed: Vec<TierKey> =
-            tiers[pos..].iter().flat_map(|&u| g.tier_deps(u)).collect();
+        let still_needed = deps_of(g, &tiers[pos..]);
         loaded.retain(|k, _| still_needed.contains(k));
         for d in g.tier_deps(t) {
             if let Entry::Vacant(slot) = loaded.entry(d) {
@@ -97,10 +94,7 @@ fn solve_tiers<G: Game>(
 
         observer.tier_started(&name, g.tier_size(t));
         let t0 = Instant::now();
-        let progress = |e| match e {
-            Progress::Initial(k) => observer.initial(k),
-            Progress::Level(l, done) => observer.level(l, done),
-        };
+        let progress = |e| tell(observer, e);
         let sent_before = ex.bytes_sent();
         let Some(solved) = solve_sliced(g, t, &lower, &progress, &|| observer.should_stop(), ex)?
         else {
@@ -147,10 +141,7 @@ fn solve_tiers<G: Game>(
                 move || merge_parts(&path, &meta, &pieces),
             ));
         }
-        if tiers[pos + 1..]
-            .iter()
-            .any(|&u| g.tier_deps(u).contains(&t))
-        {
+        if deps_of(g, &tiers[pos + 1..]).contains(&t) {
             loaded.insert(t, solved.slice);
         }
     }
@@ -161,28 +152,26 @@ fn part_path(parts: &Path, tier: &str, rank: usize) -> PathBuf {
     parts.join(format!("{tier}.{rank}.raw"))
 }
 
-fn io_error(path: &Path, what: &str, e: std::io::Error) -> TbError {
-    TbError::Io {
-        path: path.to_path_buf(),
-        what: what.into(),
-        source: Arc::new(e),
-    }
-}
-
 /// Remove everything in `dir` (made if missing).
 fn empty_dir(dir: &Path) -> Result<(), TbError> {
     match std::fs::remove_dir_all(dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io_error(dir, "cannot empty the directory of tier parts", e)),
+        Err(e) => {
+            return Err(TbError::io(
+                dir,
+                "cannot empty the directory of tier parts",
+                e,
+            ))
+        }
     }
     std::fs::create_dir_all(dir)
-        .map_err(|e| io_error(dir, "cannot make the directory of tier parts", e))
+        .map_err(|e| TbError::io(dir, "cannot make the directory of tier parts", e))
 }
 
 /// This rank's values as a part file: 16-bit words, little-endian.
 fn write_part(path: &Path, values: &[Packed]) -> Result<(), TbError> {
-    let err = |e| io_error(path, "cannot write a rank's part of a tier", e);
+    let err = |e| TbError::io(path, "cannot write a rank's part of a tier", e);
     let mut f = File::create(path).map_err(err)?;
     let mut bytes = Vec::with_capacity(1 << 20);
     for chunk in values.chunks(1 << 19) {
@@ -203,8 +192,8 @@ fn merge_parts(
     let files: Vec<(Range<u64>, File)> = pieces
         .iter()
         .map(|(slots, p)| {
-            let f =
-                File::open(p).map_err(|e| io_error(p, "cannot open a rank's part of a tier", e))?;
+            let f = File::open(p)
+                .map_err(|e| TbError::io(p, "cannot open a rank's part of a tier", e))?;
             Ok((slots.clone(), f))
         })
         .collect::<Result<_, TbError>>()?;
@@ -218,7 +207,7 @@ fn merge_parts(
             }
             bytes.resize(2 * (hi - lo) as usize, 0);
             f.read_exact_at(&mut bytes, 2 * (lo - slots.start))
-                .map_err(|e| io_error(p, "cannot read a rank's part of a tier", e))?;
+                .map_err(|e| TbError::io(p, "cannot read a rank's part of a tier", e))?;
             let into = &mut out[(lo - start) as usize..(hi - start) as usize];
             for (v, b) in into.iter_mut().zip(bytes.chunks_exact(2)) {
                 *v = Packed::from_bits(u16::from_le_bytes([b[0], b[1]]));

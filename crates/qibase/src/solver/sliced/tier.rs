@@ -15,7 +15,7 @@ use crate::solver::propagate::{region_shift, LevelJob, Tuning};
 use crate::solver::slot::Slot;
 use crate::solver::spill::{scan, settle};
 use crate::solver::tier::{
-    as_atomic_u16, is_open, pack, Buckets, Lower, Progress, CHUNK, LOSSES, WINS,
+    as_atomic_u16, is_open, pack, settle_and_count, Buckets, Lower, Progress, CHUNK, LOSSES, WINS,
 };
 use crate::tablebase::TierStats;
 use crate::value::{Packed, Value};
@@ -179,42 +179,7 @@ fn solve_with_slots<G: Tiers, S: Slot>(
 
     // 3. What is still open is a draw; the counts of every rank's slots.
     let t2 = Instant::now();
-    let part = words
-        .par_chunks_mut(1 << 16)
-        .map(|chunk| {
-            let mut part = TierStats::default();
-            for s in chunk.iter_mut() {
-                if *s == Packed::UNDECIDED.to_bits() {
-                    part.unused += 1;
-                    continue;
-                }
-                if is_open(*s) {
-                    *s = Packed::DRAW.to_bits();
-                }
-                match Packed::from_bits(*s).value() {
-                    Some(Value::Win(r)) => {
-                        part.wins += 1;
-                        part.max_win = part.max_win.max(r);
-                    }
-                    Some(Value::Loss(r)) => {
-                        part.losses += 1;
-                        part.max_loss = part.max_loss.max(r);
-                    }
-                    Some(Value::Draw) => part.draws += 1,
-                    None => unreachable!("a decided slot holds a value"),
-                }
-            }
-            part
-        })
-        .reduce(TierStats::default, |a, b| TierStats {
-            wins: a.wins + b.wins,
-            losses: a.losses + b.losses,
-            draws: a.draws + b.draws,
-            unused: a.unused + b.unused,
-            max_win: a.max_win.max(b.max_win),
-            max_loss: a.max_loss.max(b.max_loss),
-            ..TierStats::default()
-        });
+    let part = settle_and_count(&mut words);
     stats.wins = ex.sum(part.wins);
     stats.losses = ex.sum(part.losses);
     stats.draws = ex.sum(part.draws);

@@ -14,9 +14,10 @@ use super::{
 };
 use crate::game::{Game, TierKey, Tiers};
 use crate::solver::slot::Slot;
-use crate::solver::tier::{solve_tier_tuned, Lower, Progress};
+use crate::solver::tier::{solve_tier_tuned, Lower};
 use crate::solver::{
-    peak_rss_bytes, SingleProcess, SolveError, SolveObserver, SolveOptions, TierReport,
+    deps_of, peak_rss_bytes, solved_on_disk, tell, tier_meta, SingleProcess, SolveError,
+    SolveObserver, SolveOptions, TierReport,
 };
 use crate::tablebase::{self, TbError, TierMeta, TierStore};
 use crate::value::Packed;
@@ -85,20 +86,14 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         let name = g.tier_name(t);
         let path = store.path(t);
         let slots = g.tier_size(t);
-        if path.exists() {
-            match store.meta(t) {
-                Ok(meta) => {
-                    reports.push(TierReport::skipped(g, t, meta.stats));
-                    continue;
-                }
-                Err(e) => observer.resolving(&name, &e),
-            }
+        if let Some(stats) = solved_on_disk(&store, t, observer, &SingleProcess) {
+            reports.push(TierReport::skipped(g, t, stats));
+            continue;
         }
         if observer.should_stop() {
             return Err(SolveError::Stopped { next: name });
         }
-        let still_needed: Vec<TierKey> =
-            tiers[pos..].iter().flat_map(|&u| g.tier_deps(u)).collect();
+        let still_needed = deps_of(g, &tiers[pos..]);
         raws.retain(|k, _| still_needed.contains(k));
         for d in g.tier_deps(t) {
             if let std::collections::hash_map::Entry::Vacant(e) = raws.entry(d) {
@@ -107,10 +102,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         }
         observer.tier_started(&name, slots);
         let t0 = Instant::now();
-        let progress = |e| match e {
-            Progress::Initial(k) => observer.initial(k),
-            Progress::Level(l, done) => observer.level(l, done),
-        };
+        let progress = |e| tell(observer, e);
         let stop = || observer.should_stop();
         let raw_path = scratch.path().join(format!("{name}.raw"));
         let windows = plans[pos].map_or(0, |p| p.windows);
@@ -177,15 +169,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         stats.seconds = t0.elapsed().as_secs_f64();
         stats.threads = rayon::current_num_threads();
         stats.peak_rss = peak_rss_bytes().unwrap_or(0);
-        let meta = TierMeta {
-            game: g.id().to_string(),
-            rules_hash: g.rules_hash(),
-            tier: t,
-            tier_name: name.clone(),
-            positions: slots,
-            stats: stats.clone(),
-            variant: g.variant_spec(),
-        };
+        let meta = tier_meta(g, t, &stats);
         reports.push(TierReport {
             tier: t,
             name,
@@ -204,10 +188,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         let r = reports.last_mut().expect("just pushed");
         r.stats.write_seconds = w0.elapsed().as_secs_f64();
         r.write_wait_seconds = r.stats.write_seconds;
-        if tiers[pos + 1..]
-            .iter()
-            .any(|&u| g.tier_deps(u).contains(&t))
-        {
+        if deps_of(g, &tiers[pos + 1..]).contains(&t) {
             raws.insert(t, raw);
         }
     }

@@ -33,8 +33,8 @@ use crate::solver::limits::LimitError;
 use crate::solver::propagate::{LevelJob, Outbox, Tuning};
 use crate::solver::slot::Slot;
 use crate::solver::tier::{
-    as_atomic_u16, is_open, pack, split_children, state, Buckets, Found, Lower, Progress, CHUNK,
-    COUNT, LOSSES, WINS,
+    add_counts, as_atomic_u16, is_open, pack, settle_and_count, split_children, state, Buckets,
+    Found, Lower, Progress, CHUNK, COUNT, LOSSES, WINS,
 };
 use crate::solver::SolveError;
 use crate::tablebase::{TbError, TierStats};
@@ -273,34 +273,19 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
 
     // 3. What is still open is a draw; tally, window by window.
     let t2 = Instant::now();
+    let mut counts = TierStats::default();
     for w in 0..plan.windows {
         let range = window(w);
         let (lo, len) = (range.start, range.len());
         values.read(lo as u64, &mut buf[..len])?;
-        let words = &mut buf[..len];
-        for s in words.iter_mut() {
-            if *s == 0 {
-                stats.unused += 1;
-                continue;
-            }
-            if is_open(*s) {
-                *s = Packed::DRAW.to_bits();
-            }
-            match Packed::from_bits(*s).value() {
-                Some(Value::Win(r)) => {
-                    stats.wins += 1;
-                    stats.max_win = stats.max_win.max(r);
-                }
-                Some(Value::Loss(r)) => {
-                    stats.losses += 1;
-                    stats.max_loss = stats.max_loss.max(r);
-                }
-                Some(Value::Draw) => stats.draws += 1,
-                None => unreachable!("a decided slot holds a value"),
-            }
-        }
-        values.write(lo as u64, words)?;
+        counts = add_counts(counts, settle_and_count(&mut buf[..len]));
+        values.write(lo as u64, &buf[..len])?;
     }
+    stats = TierStats {
+        init_seconds: stats.init_seconds,
+        propagate_seconds: stats.propagate_seconds,
+        ..counts
+    };
     stats.propagate_seconds += t2.elapsed().as_secs_f64();
     Ok(Some(SpilledTier {
         stats,
