@@ -378,6 +378,7 @@ pub fn solve_game_shared<G: Game>(
         agree_on_the_solve(g, opts, ex)?;
     }
     check_limits(g, opts.max_pieces, None)?;
+    clear_unfinished_writes(g, opts, ex)?;
     let mut reports = Vec::new();
     if let Some(budget) = opts.memory {
         if ex.ranks() > 1 {
@@ -395,6 +396,28 @@ pub fn solve_game_shared<G: Game>(
     // Even after an error, let the last write finish (or fail) cleanly.
     let last = pending.map_or(Ok(()), |p| p.finish(&mut reports));
     result.and(last.map_err(SolveError::from)).map(|_| reports)
+}
+
+/// Rank 0 removes the temporary files of tier writes that a killed solve
+/// left in the game's directory (they would stay beside the finished
+/// tiers for good), before any rank can write again.
+fn clear_unfinished_writes<G: Game>(
+    g: &G,
+    opts: &SolveOptions,
+    ex: &dyn Exchange,
+) -> Result<(), SolveError> {
+    if ex.rank() == 0 {
+        if let Some(&t) = g.tiers(opts.max_pieces).first() {
+            let path = TierStore::new(g, &opts.dir).path(t);
+            if let Some(dir) = path.parent() {
+                tablebase::remove_unfinished_writes(dir)?;
+            }
+        }
+    }
+    if ex.ranks() > 1 {
+        ex.max(0);
+    }
+    Ok(())
 }
 
 /// Every rank compares what it was asked to solve with rank 0's request.
@@ -796,6 +819,35 @@ mod tests {
         assert!(reports.iter().any(|r| r.windows > 1 && !r.skipped));
         let store = TierStore::new(&g, &dir);
         assert_files_equal_a_solve_in_memory(&g, &store, 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A solve first removes the temporary files a killed writer left
+    /// (of the atomic write and of the batched writer's streams), and
+    /// nothing else.
+    #[test]
+    fn a_solve_removes_what_killed_writers_left() {
+        let AnyGame::CannonChess(g) = AnyGame::from_id("cannon-chess").unwrap() else {
+            unreachable!()
+        };
+        let dir = std::env::temp_dir().join(format!("qibase-leftovers-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let game_dir = dir.join(g.id());
+        std::fs::create_dir_all(&game_dir).unwrap();
+        let leftovers = ["1v0.qtb.4242.tmp", "2v0.qtb.4242.wdl.part", "2v0.qtb.4242.rem.part"];
+        for f in leftovers.iter().chain(&["notes.txt"]) {
+            std::fs::write(game_dir.join(f), b"x").unwrap();
+        }
+        let opts = SolveOptions {
+            dir: dir.clone(),
+            max_pieces: Some(2),
+            memory: None,
+        };
+        solve_game(&g, &opts, &()).unwrap();
+        for f in leftovers {
+            assert!(!game_dir.join(f).exists(), "{f} left");
+        }
+        assert!(game_dir.join("notes.txt").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -47,7 +47,9 @@ pub use cache::{budget_bytes, BlockCache};
 pub use error::{TbError, LAST_CONVERT_COMMIT};
 pub use file::header::FORMAT_VERSION;
 pub use file::reader::TierFile;
-pub use file::writer::{write_tier_batched, write_tier_with, WriteOptions, DEFAULT_BLOCK_SIZE};
+pub use file::writer::{
+    remove_unfinished_writes, write_tier_batched, write_tier_with, WriteOptions, DEFAULT_BLOCK_SIZE,
+};
 pub use probe::Tablebase;
 pub use store::TierStore;
 

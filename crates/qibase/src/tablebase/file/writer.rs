@@ -318,6 +318,40 @@ fn too_large(path: &Path) -> TbError {
     )
 }
 
+/// Remove the temporary files that tier writers killed in the middle of a
+/// write left in `dir` (`<tier file>.<pid>.tmp` of the atomic write and
+/// `<tier file>.<pid>.<section>.part` of [`write_tier_batched`]): a process
+/// killed between its last write and its clean-up leaves them, beside a
+/// finished tier file or none. Called when a solve starts, so a directory
+/// takes one solve at a time (as it must anyway: both would write the same
+/// tiers). Returns how many were removed.
+///
+/// # Errors
+/// [`TbError::Io`] if `dir` cannot be listed or a file removed.
+pub fn remove_unfinished_writes(dir: &Path) -> Result<usize, TbError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(TbError::io(dir, "cannot list the tablebase directory", e)),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry =
+            entry.map_err(|e| TbError::io(dir, "cannot list the tablebase directory", e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let leftover =
+            name.contains(".qtb.") && (name.ends_with(".tmp") || name.ends_with(".part"));
+        if leftover {
+            let path = entry.path();
+            fs::remove_file(&path)
+                .map_err(|e| TbError::io(&path, "cannot remove an unfinished write", e))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// The two part files of [`write_tier_batched`], removed when dropped.
 struct PartFiles {
     wdl: fs::File,
