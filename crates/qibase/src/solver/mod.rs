@@ -834,7 +834,11 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let game_dir = dir.join(g.id());
         std::fs::create_dir_all(&game_dir).unwrap();
-        let leftovers = ["1v0.qtb.4242.tmp", "2v0.qtb.4242.wdl.part", "2v0.qtb.4242.rem.part"];
+        let leftovers = [
+            "1v0.qtb.4242.tmp",
+            "2v0.qtb.4242.wdl.part",
+            "2v0.qtb.4242.rem.part",
+        ];
         for f in leftovers.iter().chain(&["notes.txt"]) {
             std::fs::write(game_dir.join(f), b"x").unwrap();
         }
