@@ -98,7 +98,7 @@ pub fn bench_probe(a: &BenchProbeArgs) -> CliResult {
         let tiers = qibase_cli::cli::verify::present_tiers(g, &a.dir)?;
         // Open every tier first: file opening is not a lookup.
         for &t in &tiers {
-            tb.tier_file(t)?;
+            tb.open_tier(t)?;
         }
         if a.preload {
             let t0 = Instant::now();
@@ -171,6 +171,32 @@ pub fn bench_probe(a: &BenchProbeArgs) -> CliResult {
             Ok((s?, wall, cpu))
         })?;
         report("cold full value", a.probes, &full);
+        // Compact tables: the half that keeps its remoteness and the half
+        // settled by a one-ply search, apart.
+        let mut halves = Vec::new();
+        for (_, set) in &sets {
+            let mut h = [Vec::new(), Vec::new()];
+            for p in set {
+                h[tb.stores_full_value(p)? as usize].push(p.clone());
+            }
+            halves.push(h);
+        }
+        if halves.iter().any(|h| !h[0].is_empty()) {
+            for (kept, what) in [(1, "cold full, stored"), (0, "cold full, searched")] {
+                let n = halves.iter().map(|h| h[kept].len()).min().unwrap_or(0);
+                let r = timed(&|k| {
+                    let (s, wall, cpu) = clocked(|| -> Result<u64, CliError> {
+                        let mut s = 0u64;
+                        for p in &halves[k][kept][..n] {
+                            s += tb.probe(p)?.pack().to_bits() as u64;
+                        }
+                        Ok(s)
+                    });
+                    Ok((s?, wall, cpu))
+                })?;
+                report(what, n, &r);
+            }
+        }
         let hot = 1024.min(a.probes);
         let reps = 2_000_000 / hot.max(1);
         let rep = timed(&|k| {

@@ -65,6 +65,24 @@ impl<'a> Parts<'a> {
         Ok(parts)
     }
 
+    /// Part `k`'s stream of a block's stream of `count` parts, checking
+    /// only the two table entries that bound it (a lookup's path: the
+    /// whole table is checked by a whole-block decode).
+    fn one(bytes: &'a [u8], count: usize, k: usize) -> Result<&'a [u8], CodecProblem> {
+        let table = 2 * (count - 1);
+        if bytes.len() < table {
+            return Err(CodecProblem::PartTable);
+        }
+        let (ends, data) = bytes.split_at(table);
+        let parts = Parts { data, ends };
+        let start = if k == 0 { 0 } else { parts.end(k - 1) };
+        let end = parts.end(k);
+        if start > end || end > data.len() {
+            return Err(CodecProblem::PartTable);
+        }
+        Ok(&data[start..end])
+    }
+
     fn end(&self, k: usize) -> usize {
         match self.ends.get(2 * k..2 * k + 2) {
             Some(b) => u16::from_le_bytes([b[0], b[1]]) as usize,
@@ -205,14 +223,14 @@ impl TierModel {
         kept: impl Fn(usize) -> bool,
     ) -> Result<Packed, CodecError> {
         let count = len.div_ceil(PART);
-        let parts = Parts::parse(wdl, count)?;
         let k = off / PART;
         let lo = k * PART;
         let plen = part_len(len, k);
         let end = (((off - lo) / rice::SEGMENT + 1) * rice::SEGMENT).min(plen);
         let mut w = [0u8; PART];
         let in_part = |e: CodecProblem| CodecError::from(e).in_part(k);
-        self.decode_part_wdl(parts.get(k), plen, &mut w[..end])
+        let part = Parts::one(wdl, count, k).map_err(in_part)?;
+        self.decode_part_wdl(part, plen, &mut w[..end])
             .map_err(in_part)?;
         if w[off - lo] == WDL_DRAW {
             return Ok(Packed::DRAW);
@@ -225,8 +243,12 @@ impl TierModel {
         if rem.is_empty() {
             return Err(CodecProblem::MissingRemoteness.into());
         }
-        let rparts = Parts::parse(rem, count)?;
-        rice::value_at(rparts.get(k), &w[..end], off - lo).map_err(in_part)
+        rice::value_at(
+            Parts::one(rem, count, k).map_err(in_part)?,
+            &w[..end],
+            off - lo,
+        )
+        .map_err(in_part)
     }
 
     /// One part's WDL symbols as quads on two lanes, or as the one byte
@@ -297,12 +319,13 @@ impl TierModel {
     /// # Errors
     /// A [`CodecError`] if the slot's part does not decode.
     pub fn wdl_at(&self, wdl: &[u8], len: usize, off: usize) -> Result<u8, CodecError> {
-        let parts = Parts::parse(wdl, len.div_ceil(PART))?;
         let k = off / PART;
         let lo = k * PART;
         let mut w = [0u8; PART];
-        self.decode_part_wdl(parts.get(k), part_len(len, k), &mut w[..=off - lo])
-            .map_err(|e| CodecError::from(e).in_part(k))?;
+        let in_part = |e: CodecProblem| CodecError::from(e).in_part(k);
+        let part = Parts::one(wdl, len.div_ceil(PART), k).map_err(in_part)?;
+        self.decode_part_wdl(part, part_len(len, k), &mut w[..=off - lo])
+            .map_err(in_part)?;
         Ok(w[off - lo])
     }
 
@@ -320,14 +343,14 @@ impl TierModel {
         off: usize,
     ) -> Result<Packed, CodecError> {
         let count = len.div_ceil(PART);
-        let parts = Parts::parse(wdl, count)?;
         let k = off / PART;
         let lo = k * PART;
         let plen = part_len(len, k);
         let end = (((off - lo) / rice::SEGMENT + 1) * rice::SEGMENT).min(plen);
         let mut w = [0u8; PART];
         let in_part = |e: CodecProblem| CodecError::from(e).in_part(k);
-        self.decode_part_wdl(parts.get(k), plen, &mut w[..end])
+        let part = Parts::one(wdl, count, k).map_err(in_part)?;
+        self.decode_part_wdl(part, plen, &mut w[..end])
             .map_err(in_part)?;
         if w[off - lo] == WDL_DRAW {
             return Ok(Packed::DRAW);
@@ -335,8 +358,12 @@ impl TierModel {
         if rem.is_empty() {
             return Err(CodecProblem::MissingRemoteness.into());
         }
-        let rparts = Parts::parse(rem, count)?;
-        rice::value_at(rparts.get(k), &w[..end], off - lo).map_err(in_part)
+        rice::value_at(
+            Parts::one(rem, count, k).map_err(in_part)?,
+            &w[..end],
+            off - lo,
+        )
+        .map_err(in_part)
     }
 
     /// Decode the packed values of the first `out.len()` slots of a block

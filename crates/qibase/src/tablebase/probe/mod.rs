@@ -11,6 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+mod compact;
+
 use super::compact::{compact_path, CompactFile};
 use super::{TbError, TierFile, TierStore};
 use crate::game::{Game, TierKey};
@@ -20,15 +22,6 @@ use crate::value::{Value, Wdl};
 enum Source {
     Fast(Arc<TierFile>),
     Compact(Arc<CompactFile>),
-}
-
-/// Win, draw, loss as -1, 0, 1 (their order).
-fn wdl_rank(w: Wdl) -> i8 {
-    match w {
-        Wdl::Loss => -1,
-        Wdl::Draw => 0,
-        Wdl::Win => 1,
-    }
 }
 
 /// Read access to a game's solved tiers. Safe to share between threads.
@@ -96,6 +89,22 @@ impl<'g, G: Game> Tablebase<'g, G> {
     /// [`TbError::NotSolved`] if it has no file; the errors of opening it.
     pub fn open_tier(&self, t: TierKey) -> Result<(), TbError> {
         self.source(t).map(|_| ())
+    }
+
+    /// Whether `p`'s full value is read from its tier's file without a
+    /// one-ply search: always for a fast file, and for the half of a
+    /// compact tier that keeps its remoteness (every slot of a tier
+    /// without halves). For benchmarks and diagnostics.
+    ///
+    /// # Errors
+    /// As [`Tablebase::open_tier`].
+    pub fn stores_full_value(&self, p: &G::Pos) -> Result<bool, TbError> {
+        let g = self.game();
+        let t = g.tier_of(p);
+        Ok(match self.source(t)? {
+            Source::Fast(_) => true,
+            Source::Compact(c) => c.keeps(g, g.rank(t, p)),
+        })
     }
 
     /// The open file of tier `t`, borrowed (the probes' path).
@@ -185,7 +194,7 @@ impl<'g, G: Game> Tablebase<'g, G> {
         let t = g.tier_of(p);
         match self.source(t)? {
             Source::Fast(f) => f.get_wdl(g.rank(t, p)),
-            Source::Compact(c) => self.compact_wdl(p, t, c),
+            Source::Compact(_) => self.compact_wdl(p),
         }
     }
 
@@ -208,98 +217,5 @@ impl<'g, G: Game> Tablebase<'g, G> {
                 "position has no stored value (unused slot: corrupt table)",
             )
         })
-    }
-
-    /// The WDL of `p` in compact tier `t`: the rules, else the better of
-    /// its best capture and its stored symbol.
-    fn compact_wdl(&self, p: &G::Pos, t: TierKey, c: &CompactFile) -> Result<Wdl, TbError> {
-        let g = self.game();
-        if let Some(end) = g.rule_end(p) {
-            return Ok(end.value.wdl());
-        }
-        let mut moves = Vec::new();
-        g.moves(p, &mut moves);
-        if moves.is_empty() {
-            return Ok(Wdl::Loss);
-        }
-        let mut best = Wdl::Loss;
-        let mut captures = false;
-        for m in &moves {
-            let q = g.apply(p, m);
-            if g.tier_of(&q) != t {
-                captures = true;
-                let w = match self.probe_wdl(&q)? {
-                    Wdl::Win => Wdl::Loss,
-                    Wdl::Draw => Wdl::Draw,
-                    Wdl::Loss => return Ok(Wdl::Win),
-                };
-                if wdl_rank(w) > wdl_rank(best) {
-                    best = w;
-                }
-            }
-        }
-        let stored = c.wdl_at(g.rank(t, p))?;
-        Ok(if captures && wdl_rank(best) > wdl_rank(stored) {
-            best
-        } else {
-            stored
-        })
-    }
-
-    /// The value of `p` in compact tier `t`: the rules; in a tier without
-    /// halves, the better of the best capture and the stored value; in the
-    /// kept half of a tier, its WDL (as [`Tablebase::probe_wdl`]) and, for
-    /// a win or a loss, the stored value, which is then exact; in the
-    /// other half, the best of its moves (one ply: the moves that stay in
-    /// the tier land in the kept half).
-    fn compact_value(&self, p: &G::Pos, t: TierKey, c: &CompactFile) -> Result<Value, TbError> {
-        let g = self.game();
-        if let Some(end) = g.rule_end(p) {
-            return Ok(end.value);
-        }
-        let i = g.rank(t, p);
-        if c.header().kept_half.is_none() {
-            // Every remoteness kept, capture-decided values left out: the
-            // better of the best capture and the stored value.
-            let mut moves = Vec::new();
-            g.moves(p, &mut moves);
-            if moves.is_empty() {
-                return Ok(Value::Loss(0));
-            }
-            let mut best: Option<Value> = None;
-            for m in &moves {
-                let q = g.apply(p, m);
-                if g.tier_of(&q) != t {
-                    let v = Value::of_move_to(self.probe(&q)?);
-                    best = Some(best.map_or(v, |b| b.max(v)));
-                }
-            }
-            let stored = Value::unpack(c.value_at(g, i)?)
-                .ok_or_else(|| c.corrupt_slot(i, "a kept win or loss without its remoteness"))?;
-            return Ok(best.map_or(stored, |b| b.max(stored)));
-        }
-        if c.keeps(g, i) {
-            let w = self.compact_wdl(p, t, c)?;
-            if w == Wdl::Draw {
-                return Ok(Value::Draw);
-            }
-            let mut moves = Vec::new();
-            g.moves(p, &mut moves);
-            if moves.is_empty() {
-                return Ok(Value::Loss(0));
-            }
-            let stored = Value::unpack(c.value_at(g, i)?).filter(|v| v.wdl() == w);
-            return stored.ok_or_else(|| {
-                c.corrupt_slot(i, "a kept win or loss stored without its exact value")
-            });
-        }
-        let mut moves = Vec::new();
-        g.moves(p, &mut moves);
-        let mut best: Option<Value> = None;
-        for m in &moves {
-            let v = Value::of_move_to(self.probe(&g.apply(p, m))?);
-            best = Some(best.map_or(v, |b| b.max(v)));
-        }
-        Ok(best.unwrap_or(Value::Loss(0)))
     }
 }
