@@ -172,12 +172,13 @@ pub fn bench_probe(a: &BenchProbeArgs) -> CliResult {
         })?;
         report("cold full value", a.probes, &full);
         // Compact tables: the half that keeps its remoteness and the half
-        // settled by a one-ply search, apart.
+        // settled by a one-ply search, apart, on fresh positions (the
+        // cold full value's would find its blocks in the cache).
         let mut halves = Vec::new();
-        for (_, set) in &sets {
+        for k in 0..threads {
             let mut h = [Vec::new(), Vec::new()];
-            for p in set {
-                h[tb.stores_full_value(p)? as usize].push(p.clone());
+            for p in &sample(g, &tiers, a.probes, 2 * (threads + k) as u64 + 1) {
+                h[tb.stores_full_value(p)? as usize].push(*p);
             }
             halves.push(h);
         }

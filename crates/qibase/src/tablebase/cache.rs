@@ -189,6 +189,25 @@ impl BlockCache {
         len: usize,
         decode: impl FnOnce(&mut [Packed]) -> Result<(), E>,
     ) -> Result<Lookup, E> {
+        self.get_admitting(key, off, len, ADMIT_ON_MISS, decode)
+    }
+
+    /// [`get`](Self::get), admitting the block on its `admit_on`th miss
+    /// instead: for blocks whose whole decode costs more lookups' worth
+    /// than a fast-format block's.
+    ///
+    /// # Errors
+    ///
+    /// `decode`'s error, when it fails (nothing is cached then).
+    #[inline]
+    pub fn get_admitting<E>(
+        &self,
+        key: u64,
+        off: usize,
+        len: usize,
+        admit_on: u8,
+        decode: impl FnOnce(&mut [Packed]) -> Result<(), E>,
+    ) -> Result<Lookup, E> {
         if len > SLOT_VALUES {
             return Ok(Lookup::Pass);
         }
@@ -224,7 +243,7 @@ impl BlockCache {
             return Ok(Lookup::Pass);
         };
         s.misses[k] = s.misses[k].saturating_add(1);
-        if s.misses[k] < ADMIT_ON_MISS {
+        if s.misses[k] < admit_on {
             return Ok(Lookup::Pass);
         }
         let w = s.next as usize % WAYS;

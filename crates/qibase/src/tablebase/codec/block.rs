@@ -251,6 +251,63 @@ impl TierModel {
         .map_err(in_part)
     }
 
+    /// The stored values of whole parts of a block of `len` slots coded by
+    /// [`TierModel::encode_split`], from part `first` on, into `out`
+    /// (whole parts but the block's last): draws; wins and losses at
+    /// slots `kept` (slot offsets in the block) with their remoteness;
+    /// the others' remoteness is not stored, so they read as a win or a
+    /// loss in [`MAX_REMOTENESS`](crate::value::MAX_REMOTENESS) plies, a
+    /// placeholder the caller must not read as a remoteness. Every part's
+    /// ends are checked. This is what a cache of compact blocks holds.
+    ///
+    /// # Errors
+    /// A [`CodecError`] if a part does not decode.
+    pub fn decode_split_parts(
+        &self,
+        wdl: &[u8],
+        rem: &[u8],
+        len: usize,
+        first: usize,
+        kept: impl Fn(usize) -> bool,
+        out: &mut [Packed],
+    ) -> Result<(), CodecError> {
+        let count = len.div_ceil(PART);
+        let mut w = [0u8; PART];
+        let mut masked = [0u8; PART];
+        for (j, o) in out.chunks_mut(PART).enumerate() {
+            let k = first + j;
+            let in_part = |e: CodecProblem| CodecError::from(e).in_part(k);
+            let plen = part_len(len, k);
+            if o.len() != plen {
+                return Err(in_part(CodecProblem::PartTable));
+            }
+            let part = Parts::one(wdl, count, k).map_err(in_part)?;
+            self.decode_part_wdl(part, plen, &mut w[..plen])
+                .map_err(in_part)?;
+            let lo = k * PART;
+            for (x, (&s, m)) in o.iter_mut().zip(w.iter().zip(masked.iter_mut())) {
+                *m = s;
+                *x = match s {
+                    WDL_DRAW => Packed::DRAW,
+                    _ => Packed::decisive(s == WDL_WIN, crate::value::MAX_REMOTENESS),
+                };
+            }
+            for (d, m) in masked[..plen].iter_mut().enumerate() {
+                if !kept(lo + d) {
+                    *m = WDL_DRAW;
+                }
+            }
+            if masked[..plen].iter().any(|&m| m != WDL_DRAW) {
+                if rem.is_empty() {
+                    return Err(in_part(CodecProblem::MissingRemoteness));
+                }
+                let bytes = Parts::one(rem, count, k).map_err(in_part)?;
+                rice::decode(bytes, &masked[..plen], o, true).map_err(in_part)?;
+            }
+        }
+        Ok(())
+    }
+
     /// One part's WDL symbols as quads on two lanes, or as the one byte
     /// of a constant part.
     fn encode_quads(&self, ws: &[u8]) -> Vec<u8> {
@@ -567,5 +624,48 @@ mod tests {
         assert!(dr.is_empty());
         let e = m.decode_values(&dw, &r, 300, &mut out).unwrap_err();
         assert_eq!(e.problem, CodecProblem::NeedlessRemoteness);
+    }
+
+    #[test]
+    fn split_parts_agree_with_single_slots() {
+        // A block of 1,100 slots (four whole parts and a short one) whose
+        // remoteness is kept at every third slot only.
+        let mut r = rng(11);
+        let v = words((0..1100).map(|_| match r() % 4 {
+            0 => 1,
+            _ => 2 + (r() % 90) as u16,
+        }));
+        let m = model_of(&v, 4096);
+        let kept = |k: usize| k.is_multiple_of(3);
+        let ws: Vec<u8> = v.iter().map(|&p| wdl_of(p)).collect();
+        let ws_rem: Vec<u8> = ws
+            .iter()
+            .enumerate()
+            .map(|(k, &w)| if kept(k) { w } else { WDL_DRAW })
+            .collect();
+        let (w, rem) = m.encode_split(&ws, &v, &ws_rem);
+        for first in [0, 2, 4] {
+            let mut out = vec![Packed::UNDECIDED; v.len() - first * PART];
+            m.decode_split_parts(&w, &rem, v.len(), first, kept, &mut out)
+                .unwrap();
+            for (j, &got) in out.iter().enumerate() {
+                let k = first * PART + j;
+                assert_eq!(wdl_of(got), ws[k], "slot {k}");
+                if kept(k) {
+                    let one = m.split_value_at(&w, &rem, v.len(), k, kept).unwrap();
+                    assert_eq!((got, one), (v[k], v[k]), "slot {k}");
+                }
+            }
+        }
+        // A window that does not end on a part boundary but the block's
+        // end, and a damaged remoteness stream.
+        let mut out = vec![Packed::UNDECIDED; 300];
+        assert!(m
+            .decode_split_parts(&w, &rem, v.len(), 0, kept, &mut out)
+            .is_err());
+        let mut out = vec![Packed::UNDECIDED; v.len()];
+        assert!(m
+            .decode_split_parts(&w, &rem[..rem.len() - 1], v.len(), 0, kept, &mut out)
+            .is_err());
     }
 }

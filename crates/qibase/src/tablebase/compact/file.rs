@@ -191,6 +191,9 @@ pub struct CompactFile {
     /// guard); checking a whole 8,192-slot stream on every lookup was a
     /// quarter of a cold lookup's time.
     checked: [Box<[AtomicU64]>; 2],
+    /// This open file's part of the block cache's keys (shared with the
+    /// fast files' numbering, so no two open files share a key).
+    id: u64,
 }
 
 fn le_u32(b: &[u8]) -> u32 {
@@ -352,6 +355,7 @@ impl CompactFile {
             sizes,
             map,
             checked,
+            id: crate::tablebase::file::reader::next_file_id(),
         })
     }
 
@@ -368,6 +372,11 @@ impl CompactFile {
     /// Bytes of the header, the WDL part and the remoteness part.
     pub fn sizes(&self) -> [u64; 3] {
         self.sizes
+    }
+
+    /// This open file's number among the block cache's keys.
+    pub(crate) fn cache_id(&self) -> u64 {
+        self.id
     }
 
     /// The WDL coding model.

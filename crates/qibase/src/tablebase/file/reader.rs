@@ -38,6 +38,12 @@ use super::header::INDEX_CHUNK;
 /// Cache keys of different open files never collide.
 static NEXT_FILE_ID: AtomicU32 = AtomicU32::new(1);
 
+/// A block-cache key prefix no other open tier file (fast or compact)
+/// has.
+pub(crate) fn next_file_id() -> u64 {
+    NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed) as u64
+}
+
 /// True if tier files are to be read with positional reads instead of a
 /// map (`QIBASE_TB_READ=pread`; `map`, the default, or unset maps them),
 /// read once; `None` for another value.
@@ -189,7 +195,7 @@ impl TierFile {
             len,
             layout,
             model,
-            id: NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed) as u64,
+            id: next_file_id(),
             preloaded: OnceLock::new(),
             index: (0..chunks).map(|_| OnceLock::new()).collect(),
             checked: (0..chunks.div_ceil(64))

@@ -72,7 +72,7 @@ impl<'g, G: Game> Tablebase<'g, G> {
         if moves.is_empty() {
             return Ok(-1);
         }
-        let stored = wdl_rank(c.wdl_at(g.rank(t, p))?);
+        let stored = wdl_rank(c.wdl_at(g, g.rank(t, p))?);
         if stored >= beta {
             return Ok(stored);
         }
