@@ -136,17 +136,22 @@ impl TierModel {
             return (Vec::new(), Vec::new());
         }
         let wdl: Vec<Vec<u8>> = ws.chunks(PART).map(|w| self.encode_quads(w)).collect();
+        (join(&wdl), Self::encode_split_rem(values, ws_rem))
+    }
+
+    /// The remoteness stream of [`TierModel::encode_split`] alone (what
+    /// `pack` compares when it chooses the half to keep).
+    pub fn encode_split_rem(values: &[Packed], ws_rem: &[u8]) -> Vec<u8> {
         let rem: Vec<Vec<u8>> = values
             .chunks(PART)
             .zip(ws_rem.chunks(PART))
             .map(|(v, w)| rice::encode(v, w))
             .collect();
-        let rem = if rem.iter().all(Vec::is_empty) {
+        if rem.iter().all(Vec::is_empty) {
             Vec::new()
         } else {
             join(&rem)
-        };
-        (join(&wdl), rem)
+        }
     }
 
     /// Decode every WDL symbol of a block of `out.len()` slots coded by

@@ -101,7 +101,6 @@ pub fn encode_tier<G: Tiers>(
         .map(|nd| choose_symbols(nd, None, &|_| true))
         .collect();
     let spec = count_model(&first);
-    let model = TierModel::new(&spec).expect("a counted model is valid");
     let candidates: Vec<Option<bool>> = if n > 0 && g.slot_half(t, 0).is_some() {
         vec![Some(false), Some(true)]
     } else {
@@ -117,7 +116,7 @@ pub fn encode_tier<G: Tiers>(
                 .map(|(b, (nd, ws))| {
                     let vals = choose_remoteness(nd, ws);
                     let ws_rem = kept_symbols(g, t, b as u64 * bs, ws, kept);
-                    model.encode_split(ws, &vals, &ws_rem).1.len()
+                    TierModel::encode_split_rem(&vals, &ws_rem).len()
                 })
                 .sum()
         };
