@@ -3,8 +3,12 @@
 //! A slot's value need not be stored exactly when the reader can find it
 //! without the table:
 //!
-//! * the rules end the game there, or there is no legal move: the reader
-//!   sees that from the position itself, so any value will do ("free");
+//! * the rules end the game there: the reader sees that from the position
+//!   itself, so any value will do ("free");
+//! * there is no legal move: a loss in 0, stored exactly although the
+//!   reader could see it from the position, because seeing it takes the
+//!   position's moves: this way a stored win or draw is a lower bound
+//!   the reader may take before it generates any move;
 //! * the best capture (a move into a lower tier) already gives the value
 //!   (capture-decided): the reader takes the better of the best capture
 //!   and the stored value, so any stored value *no better* than the true
@@ -26,7 +30,7 @@ use crate::value::{Packed, Value, MAX_REMOTENESS};
 /// What one slot requires of the stored value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Need {
-    /// Anything: an unused slot, a rule end, no legal move.
+    /// Anything: an unused slot, a rule end.
     Free,
     /// Any value no better than this one (the best capture gives it).
     AtMost(Value),
@@ -56,7 +60,8 @@ pub(crate) fn needs<G: Tiers>(
         kids.clear();
         let in_tier = g.lower_child_ranks(p, &mut moves, &mut kids);
         let need = match kids.iter().map(|&(ct, r)| lower.value(ct, r)).min() {
-            None if in_tier == 0 => Need::Free,
+            // No legal move: stored exactly (see the module comment).
+            None if in_tier == 0 => Need::Exact(v),
             None => Need::Exact(v),
             // The best capture: the child worst for the opponent.
             Some(worst) if Value::of_move_to(worst) == v => Need::AtMost(v),
@@ -316,5 +321,43 @@ mod tests {
         assert_eq!(vals[8], Packed::of(Loss(2)));
         assert_eq!(vals[9], Packed::of(Loss(2)));
         assert_eq!(vals[11], Packed::of(Loss(0)));
+    }
+
+    /// Every position with no legal move (and no rule end) of small
+    /// subsets needs its value exactly: readers cut on a stored win or
+    /// draw before they generate moves, which is only sound if such a
+    /// position never stores more than its loss.
+    fn no_move_positions_are_exact<G: Tiers>(g: &G, max_pieces: u32) -> usize {
+        let solved = crate::solver::solve_in_memory(g, Some(max_pieces));
+        let mut found = 0;
+        for t in g.tiers(Some(max_pieces)) {
+            let mut lower = Lower::new();
+            for d in g.tier_deps(t) {
+                lower.add(d, &solved[&d]);
+            }
+            let n = g.tier_size(t);
+            let nd = needs(g, t, 0..n, &solved[&t], &lower);
+            let (mut used, mut moves) = (Vec::new(), Vec::new());
+            g.used_slots(t, 0..n, &mut used);
+            for (i, p) in &used {
+                moves.clear();
+                g.moves(p, &mut moves);
+                if g.rule_end(p).is_none() && moves.is_empty() {
+                    let v = Value::unpack(solved[&t][*i as usize]).unwrap();
+                    assert_eq!(nd[*i as usize], Need::Exact(v), "slot {i} of tier {t}");
+                    assert_eq!(v, Value::Loss(0));
+                    found += 1;
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn positions_without_a_move_store_their_loss() {
+        let two = crate::games::cannons::Cannons::two_cannons();
+        let chess = crate::games::cannon_chess::CannonChess::four_by_four();
+        let found = no_move_positions_are_exact(&two, 5) + no_move_positions_are_exact(&chess, 4);
+        assert!(found > 0, "the subsets hold no position without a move");
     }
 }

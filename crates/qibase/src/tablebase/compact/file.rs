@@ -32,7 +32,11 @@ use crate::tablebase::{TbError, TierMeta};
 /// First 8 bytes of every compact tier file.
 pub const COMPACT_MAGIC: [u8; 8] = *b"QIBASECT";
 /// The compact format version this build writes and reads.
-pub const COMPACT_VERSION: u32 = 1;
+///
+/// 2: a position with no legal move stores its loss exactly (in 1 its
+/// slot was free), so that readers cut on the stored value before they
+/// generate moves; a reader of 2 would misread 1's files.
+pub const COMPACT_VERSION: u32 = 2;
 /// Magic, version, header length.
 const PREAMBLE_LEN: usize = 16;
 /// Offset (u64) and checksum (u32) of one block's stream.

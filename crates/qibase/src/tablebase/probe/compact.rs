@@ -67,16 +67,15 @@ impl<'g, G: Game> Tablebase<'g, G> {
         if let Some(end) = g.rule_end(p) {
             return Ok(wdl_rank(end.value.wdl()));
         }
-        // With no legal move the stored symbol is a don't-care.
-        let moves = self.moves_of(p);
-        if moves.is_empty() {
-            return Ok(-1);
-        }
+        // Every other slot stores at most its true value (a position with
+        // no legal move its loss exactly), so the stored symbol can cut
+        // the search before any move is generated.
         let stored = wdl_rank(c.wdl_at(g, g.rank(t, p))?);
         if stored >= beta {
             return Ok(stored);
         }
         alpha = alpha.max(stored);
+        let moves = self.moves_of(p);
         for (q, capture) in &self.children(p, t, &moves) {
             if !*capture {
                 continue;
@@ -176,25 +175,24 @@ impl<'g, G: Game> Tablebase<'g, G> {
         if let Some(end) = g.rule_end(p) {
             return Ok(end.value);
         }
-        let moves = self.moves_of(p);
-        if moves.is_empty() {
-            return Ok(Value::Loss(0));
-        }
         let i = g.rank(t, p);
         let halves = c.header().kept_half.is_some();
         if halves && !c.keeps(g, i) {
+            let moves = self.moves_of(p);
             let kids = self.children(p, t, &moves);
             let best = self.best_move(kids.iter().map(|(q, _)| q), None)?;
             return Ok(best.unwrap_or(Value::Loss(0)));
         }
+        // A position with no legal move stores its loss in 0 exactly.
         let stored = Value::unpack(c.value_at(g, i)?)
             .ok_or_else(|| c.corrupt_slot(i, "a kept win or loss without its remoteness"))?;
         // In a kept half, a capture-decided win or loss is stored exactly
         // (see the encoder), so only a stored loss can hide a better
-        // capture, a draw.
+        // capture, a draw: a stored win or draw needs no move.
         if halves && stored.wdl() != Wdl::Loss {
             return Ok(stored);
         }
+        let moves = self.moves_of(p);
         let kids = self.children(p, t, &moves);
         let captures = kids.iter().filter(|(_, x)| *x).map(|(q, _)| q);
         if !halves {
