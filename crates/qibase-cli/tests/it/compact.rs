@@ -185,7 +185,17 @@ fn damaged_compact_files_are_errors_never_values() {
     bytes[8] = 9;
     std::fs::write(&path, &bytes).unwrap();
     let e = compact::unpack(&g, &packed, &out, &mut |_| {}).unwrap_err();
-    assert!(matches!(e, TbError::Version { found: 9, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            TbError::Version {
+                found: 9,
+                compact: true,
+                ..
+            }
+        ) && e.to_string().contains("`qibase pack "),
+        "{e}"
+    );
     std::fs::write(&path, &good).unwrap();
     let other = CannonChess::four_by_four();
     let e = CompactFile::open(&path, other.id(), other.rules_hash(), t)

@@ -59,6 +59,9 @@ pub enum TbError {
         expected: u32,
         /// The game the file was opened for (for the command that remakes it).
         game: String,
+        /// Whether the file is a compact one (remade by `qibase pack`, not
+        /// by a solve).
+        compact: bool,
     },
 }
 
@@ -149,6 +152,23 @@ impl fmt::Display for TbError {
                 found,
                 expected,
                 game,
+                compact: true,
+                ..
+            } => {
+                write!(f, "compact tablebase format version {found}")?;
+                if found > expected {
+                    f.write_str(" (a newer qibase)")?;
+                }
+                write!(
+                    f,
+                    ", but this qibase reads version {expected}: pack it again from the \
+                     fast tables with `qibase pack {game}`"
+                )
+            }
+            TbError::Version {
+                found,
+                expected,
+                game,
                 ..
             } => {
                 write!(f, "tablebase format version {found}")?;
@@ -208,6 +228,7 @@ mod tests {
                 found: 4,
                 expected: 6,
                 game: "weiming".into(),
+                compact: false,
             },
         ];
         let codes: Vec<&str> = errors.iter().map(TbError::code).collect();
@@ -241,11 +262,27 @@ mod tests {
             found: 7,
             expected: 6,
             game: "weiming".into(),
+            compact: false,
         }
         .to_string();
         assert!(
             newer.contains("newer") && !newer.contains("convert"),
             "{newer}"
+        );
+        let compact = TbError::Version {
+            path: p.into(),
+            found: 1,
+            expected: 2,
+            game: "weiming".into(),
+            compact: true,
+        }
+        .to_string();
+        assert!(
+            compact.contains("compact tablebase format version 1")
+                && compact.contains("reads version 2")
+                && compact.contains("`qibase pack weiming`")
+                && !compact.contains("solve"),
+            "{compact}"
         );
         assert!(errors[0].is_not_solved() && !errors[2].is_not_solved());
     }

@@ -258,6 +258,7 @@ impl CompactFile {
                 found: version,
                 expected: COMPACT_VERSION,
                 game: game.to_string(),
+                compact: true,
             });
         }
         let hlen = le_u32(&pre[12..]) as usize;

@@ -173,6 +173,7 @@ pub fn parse_preamble(path: &Path, start: &[u8], game: &str) -> Result<(usize, u
             found: version,
             expected: WIDE_FORMAT_VERSION,
             game: game.to_string(),
+            compact: false,
         });
     }
     let hlen = le_u32(&start[12..]) as usize;
