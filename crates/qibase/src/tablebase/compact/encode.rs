@@ -58,10 +58,10 @@ pub(crate) fn needs<G: Tiers>(
             continue;
         }
         kids.clear();
-        let in_tier = g.lower_child_ranks(p, &mut moves, &mut kids);
+        g.lower_child_ranks(p, &mut moves, &mut kids);
         let need = match kids.iter().map(|&(ct, r)| lower.value(ct, r)).min() {
-            // No legal move: stored exactly (see the module comment).
-            None if in_tier == 0 => Need::Exact(v),
+            // No capture: exact, with no legal move as well (see the
+            // module comment).
             None => Need::Exact(v),
             // The best capture: the child worst for the opponent.
             Some(worst) if Value::of_move_to(worst) == v => Need::AtMost(v),
