@@ -39,6 +39,11 @@ pub trait ReportGame: Game {
     fn variant(&self, _p: &Self::Pos) -> u32 {
         0
     }
+    /// The variant of every child of a position of variant `v` (one move
+    /// later). Default: the only variant.
+    fn child_variant(&self, _v: u32) -> u32 {
+        0
+    }
     /// What is counted, for the report's notes.
     fn counting_note(&self) -> String;
 
@@ -142,6 +147,10 @@ impl ReportGame for CannonChess {
     fn variant(&self, p: &CcPos) -> u32 {
         u32::from(!p.x_to_move)
     }
+    fn child_variant(&self, v: u32) -> u32 {
+        // Every move passes the turn to the other colour.
+        1 - v
+    }
     fn counting_note(&self) -> String {
         let mut s = String::from(
             "A tablebase slot is a placement of the pieces of the side to move and of the other side, \
@@ -187,11 +196,26 @@ impl ReportGame for CannonChess {
     fn extra_sections(&self, probe: &Probe<Self>, opts: &ReportOptions) -> Result<String, String> {
         let dir = opts.compare_dir.as_ref().unwrap_or(&opts.dir);
         let mut md = String::new();
-        let _ = writeln!(md, "## The 4 × 4 board against the 5 × 4 board\n");
-        let _ = writeln!(
-            md,
-            "The same rules and setup on the two boards (the 4 × 4 board has no empty rank between the camps).\n"
-        );
+        // The two preset boards, standard first; this game stands in for
+        // the preset of its own rules, and a game of other rules comes first.
+        let presets = [CannonChess::standard(), CannonChess::four_by_four()];
+        let own = presets.iter().any(|g| g.rules_hash() == self.rules_hash());
+        // A game on a board of its own (5 × 5, 6 × 5 …) is compared with
+        // both presets; one on a preset board compares the two boards.
+        let preset_board = presets.iter().any(|g| g.board_desc() == self.board_desc());
+        if preset_board {
+            let _ = writeln!(md, "## The 4 × 4 board against the 5 × 4 board\n");
+            let _ = writeln!(
+                md,
+                "The same rules and setup on the two boards (the 4 × 4 board has no empty rank between the camps).\n"
+            );
+        } else {
+            let _ = writeln!(md, "## This game against the two preset boards\n");
+            let _ = writeln!(
+                md,
+                "This game beside the seed's 5 × 4 board and the 4 × 4 board of 六子冲, each with its own rules and setup.\n"
+            );
+        }
         let _ = writeln!(
             md,
             "| game | board | start | positions | start value | meaning |"
@@ -220,10 +244,6 @@ impl ReportGame for CannonChess {
             }
             Some(n)
         };
-        // The two preset boards, standard first; this game stands in for
-        // the preset of its own rules, and a game of other rules comes first.
-        let presets = [CannonChess::standard(), CannonChess::four_by_four()];
-        let own = presets.iter().any(|g| g.rules_hash() == self.rules_hash());
         if !own {
             let _ = writeln!(md, "{}", row(self, Some(mine), positions(self, &opts.dir)));
         }
@@ -399,4 +419,72 @@ the soldiers to move, the soldiers must still move).";
 /// The common rules paragraph, shown after each game's rules.
 pub fn common_rules() -> &'static str {
     COMMON_RULES
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qibase::games::AnyGame;
+    use qibase::with_game;
+
+    /// The reachability search's children (the solver's child ranks and
+    /// `child_variant`) are exactly the children of applying every move
+    /// and ranking it, with the variant of each child, on a spread of
+    /// positions of every tier of every game.
+    #[test]
+    fn child_keys_match_applied_moves() {
+        for id in qibase::games::GAME_IDS
+            .iter()
+            .copied()
+            .chain(["cannon-chess:board=5x5,pieces=3"])
+        {
+            let any = AnyGame::from_id(id).unwrap();
+            with_game!(any, |g| check_children(g, id));
+        }
+    }
+
+    fn check_children<G: ReportGame>(g: &G, id: &str) {
+        let mut moves = Vec::new();
+        let mut children = Vec::new();
+        let mut checked = 0;
+        for t in g.tiers(None) {
+            let n = g.tier_size(t);
+            // Up to 200 slots spread over the tier.
+            for k in 0..200u64.min(n) {
+                let i = k * n / 200u64.min(n);
+                let p0 = g.unrank(t, i);
+                if g.rank(t, &p0) != i {
+                    continue;
+                }
+                for v in 0..g.variants() {
+                    let p = g.with_variant(&p0, v);
+                    if g.rule_end(&p).is_some() {
+                        continue;
+                    }
+                    let key = |q: &G::Pos| {
+                        let tq = g.tier_of(q);
+                        (
+                            tq,
+                            g.rank(tq, q) * u64::from(g.variants()) + u64::from(g.variant(q)),
+                        )
+                    };
+                    moves.clear();
+                    g.moves(&p, &mut moves);
+                    let mut want: Vec<_> = moves.iter().map(|m| key(&g.apply(&p, m))).collect();
+                    children.clear();
+                    g.child_ranks(&p, &mut moves, &mut children);
+                    let vq = u64::from(g.child_variant(v));
+                    let mut got: Vec<_> = children
+                        .iter()
+                        .map(|&(tq, rq)| (tq, rq * u64::from(g.variants()) + vq))
+                        .collect();
+                    want.sort_unstable();
+                    got.sort_unstable();
+                    assert_eq!(got, want, "{id}: {}", g.format_pos(&p));
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{id}: only {checked} positions checked");
+    }
 }

@@ -74,6 +74,7 @@ impl Reach {
                 .enumerate()
                 .for_each(|(c, words)| {
                     let mut moves = Vec::new();
+                    let mut children = Vec::new();
                     for (j, &w) in words.iter().enumerate() {
                         let mut w = w;
                         while w != 0 {
@@ -85,11 +86,15 @@ impl Reach {
                             if g.rule_end(&p).is_some() {
                                 continue;
                             }
-                            moves.clear();
-                            g.moves(&p, &mut moves);
-                            for m in &moves {
-                                let q = g.apply(&p, m);
-                                let (tq, kq) = self.key(g, &q);
+                            // The solver's child ranks: they share the
+                            // work between children (the unmoved side's
+                            // symmetry images), where applying and ranking
+                            // each child took a third of the search.
+                            children.clear();
+                            g.child_ranks(&p, &mut moves, &mut children);
+                            let vq = u64::from(g.child_variant(v));
+                            for &(tq, rq) in &children {
+                                let kq = rq * self.variants + vq;
                                 let bit = 1u64 << (kq % 64);
                                 let word = (kq / 64) as usize;
                                 let old = self.bits[tq as usize][word].fetch_or(bit, Relaxed);

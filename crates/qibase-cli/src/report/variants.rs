@@ -39,13 +39,50 @@ pub fn section(id: &str, dir: &Path) -> String {
     if sws.is_empty() {
         return String::new();
     }
+    // The readings keep this game's board and material: a reading is a
+    // rule switch, so the parameters that are not switches stay as they are
+    // (a 5 × 5 game's readings are 5 × 5 games).
+    let switch_keys: Vec<&str> = sws
+        .iter()
+        .map(|sw| sw.split_once('=').map_or(*sw, |(k, _)| k))
+        .collect();
+    let geometry: Vec<String> = variant::split(id)
+        .map(|raw| {
+            raw.params
+                .iter()
+                .filter(|(k, _)| !switch_keys.contains(k))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let with = |extra: &[&str]| {
+        let params: Vec<String> = geometry
+            .iter()
+            .cloned()
+            .chain(extra.iter().map(|e| e.to_string()))
+            .collect();
+        if params.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base}:{}", params.join(","))
+        }
+    };
     let mut s = String::from("## Rule readings and setups\n\n");
-    s.push_str(
-        "The start value under each reading of the disputed rules (the preset's rules, each \
-         rule switch of the family alone, all of them, and this game; `qibase solve VARIANT` \
-         makes the tables of a reading not yet solved) and, under this game's rules, from \
-         each plausible setup (no new tables needed).\n\n",
-    );
+    if geometry.is_empty() {
+        s.push_str(
+            "The start value under each reading of the disputed rules (the preset's rules, each \
+             rule switch of the family alone, all of them, and this game; `qibase solve VARIANT` \
+             makes the tables of a reading not yet solved) and, under this game's rules, from \
+             each plausible setup (no new tables needed).\n\n",
+        );
+    } else {
+        s.push_str(
+            "The start value under each reading of the disputed rules on this game's board and \
+             material (the default rules, each rule switch of the family alone, all of them, and \
+             this game; `qibase solve VARIANT` makes the tables of a reading not yet solved) and, \
+             under this game's rules, from each plausible setup (no new tables needed).\n\n",
+        );
+    }
     s.push_str("| variant | start value |\n|---|---|\n");
     // The base rules, each switch alone, all switches together, and this
     // game; by canonical name (sorted keys), as the tables are named.
@@ -54,9 +91,9 @@ pub fn section(id: &str, dir: &Path) -> String {
             .ok()
             .map(|any| with_game!(any, |g| g.id().to_string()))
     };
-    let mut candidates = vec![base.to_string()];
-    candidates.extend(sws.iter().map(|sw| format!("{base}:{sw}")));
-    candidates.push(format!("{base}:{}", sws.join(",")));
+    let mut candidates = vec![with(&[])];
+    candidates.extend(sws.iter().map(|sw| with(&[sw])));
+    candidates.push(with(sws));
     candidates.push(id.to_string());
     let mut specs: Vec<String> = Vec::new();
     for c in candidates {
@@ -85,6 +122,37 @@ pub fn section(id: &str, dir: &Path) -> String {
 mod tests {
     use super::*;
     use qibase::games::GAME_IDS;
+
+    /// A variant's readings keep its board and material; a preset's are
+    /// the preset with each switch.
+    #[test]
+    fn readings_keep_the_board_and_material() {
+        let empty = std::env::temp_dir().join("qibase-readings-none");
+        let rows = |id: &str| -> Vec<String> {
+            section(id, &empty)
+                .lines()
+                .filter_map(|l| l.strip_prefix("| `"))
+                .filter_map(|l| l.split('`').next())
+                .map(str::to_string)
+                .collect()
+        };
+        let five = rows("cannon-chess:board=5x5,pieces=7");
+        assert_eq!(
+            five,
+            [
+                "cannon-chess:board=5x5,pieces=7",
+                "cannon-chess:board=5x5,pieces=7,tiao=any",
+                "cannon-chess:board=5x5,lone=step,pieces=7",
+                "cannon-chess:board=5x5,one-v-one=play,pieces=7",
+                "cannon-chess:board=5x5,lone=step,one-v-one=play,pieces=7,tiao=any",
+            ],
+            "{five:?}"
+        );
+        let preset = rows("cannon-chess-4x4:tiao=any");
+        assert_eq!(preset[0], "cannon-chess-4x4");
+        assert!(preset.contains(&"cannon-chess-4x4:tiao=any".to_string()));
+        assert!(section("cannon-chess:board=5x5", &empty).contains("not solved"));
+    }
 
     /// Every game's plausible setups are positions of its own material,
     /// distinct, and the first is the game's own start.
