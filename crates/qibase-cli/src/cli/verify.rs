@@ -23,9 +23,49 @@ pub struct VerifyArgs {
     /// Tablebase directory.
     #[arg(long, default_value = "tablebases")]
     pub dir: PathBuf,
+    /// Check only this tier (repeatable; e.g. `--tier 7v6 --tier 7v7`):
+    /// its lower tiers are read but not checked. Default: every tier present.
+    #[arg(long = "tier", value_name = "TIER")]
+    pub tiers: Vec<String>,
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// The tiers named by `--tier` among `present` (all of them when none is
+/// named), or a one-line error for a name the game does not have or a
+/// tier with no file.
+fn chosen_tiers<G: Game>(
+    g: &G,
+    present: Vec<TierKey>,
+    names: &[String],
+    dir: &std::path::Path,
+) -> Result<Vec<TierKey>, CliError> {
+    if names.is_empty() {
+        return Ok(present);
+    }
+    let all = g.tiers(None);
+    let mut wanted = Vec::new();
+    for name in names {
+        let Some(t) = all.iter().copied().find(|&t| g.tier_name(t) == *name) else {
+            let known: Vec<String> = all.iter().map(|&t| g.tier_name(t)).collect();
+            return Err(CliError::input(format!(
+                "{} has no tier '{name}' (its tiers: {})",
+                g.id(),
+                known.join(", ")
+            )));
+        };
+        if !present.contains(&t) {
+            return Err(CliError::failure(format!(
+                "tier {name} of {} has no file in {}",
+                g.id(),
+                dir.join(g.id()).display()
+            )));
+        }
+        wanted.push(t);
+    }
+    // In solve order, each once.
+    Ok(present.into_iter().filter(|t| wanted.contains(t)).collect())
 }
 
 /// The tiers of `g` that have a file in `dir` (fast or compact), or an
@@ -57,7 +97,7 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
         let t0 = Instant::now();
-        let tiers = present_tiers(g, &a.dir)?;
+        let tiers = chosen_tiers(g, present_tiers(g, &a.dir)?, &a.tiers, &a.dir)?;
         let store = TierStore::new(g, &a.dir);
         // Fast tiers are read, compact ones resolved from their lower tiers.
         let mut cache: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
