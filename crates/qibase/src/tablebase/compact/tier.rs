@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::encode::{choose_remoteness, choose_symbols, kept_need, needs, Need};
 use super::file::{CompactEncoded, CompactFile, CompactHeader};
 use crate::game::{TierKey, Tiers};
-use crate::solver::{derive_value, Lower};
+use crate::solver::Lower;
 use crate::tablebase::cache::{BlockCache, Lookup, SLOT_VALUES};
 use crate::tablebase::codec::model::{Counts, WDL_DRAW, WDL_WIN};
 use crate::tablebase::codec::{TierModel, PART};
@@ -414,21 +414,34 @@ impl CompactFile {
                 let mut out = Vec::new();
                 let mut used = Vec::new();
                 g.used_slots(t, base..end, &mut used);
-                let mut moves = Vec::new();
-                let child = |q: &G::Pos| {
-                    let ct = g.tier_of(q);
-                    if ct == t {
-                        Value::unpack(values[g.rank(t, q) as usize])
-                    } else {
-                        lower.get(ct, g.rank(ct, q))
-                    }
-                };
+                let (mut moves, mut kids) = (Vec::new(), Vec::new());
+                let no_value = || self.corrupt(b, "a move leads to a slot with no value");
                 for (i, p) in &used {
                     if keeps(g, t, *i, kept) {
                         continue;
                     }
-                    let v = derive_value(g, p, &child, &mut moves)
-                        .ok_or_else(|| self.corrupt(b, "a move leads to a slot with no value"))?;
+                    // The children by the game's own child ranks, which
+                    // share work between them (applying and ranking each
+                    // move took most of this pass); a position with no
+                    // move is lost.
+                    let v = if let Some(end) = g.rule_end(p) {
+                        end.value
+                    } else {
+                        kids.clear();
+                        g.child_ranks(p, &mut moves, &mut kids);
+                        let mut best = Value::Loss(0);
+                        for (k, &(ct, r)) in kids.iter().enumerate() {
+                            let c = if ct == t {
+                                Value::unpack(*values.get(r as usize).ok_or_else(no_value)?)
+                            } else {
+                                lower.get(ct, r)
+                            }
+                            .ok_or_else(no_value)?;
+                            let v = Value::of_move_to(c);
+                            best = if k == 0 { v } else { best.max(v) };
+                        }
+                        best
+                    };
                     out.push(((i - base) as u32, Packed::of(v)));
                 }
                 Ok(out)
