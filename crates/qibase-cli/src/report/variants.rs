@@ -158,11 +158,11 @@ mod tests {
     /// distinct, and the first is the game's own start.
     #[test]
     fn plausible_setups_are_positions_and_start_with_the_seed() {
-        for id in GAME_IDS
-            .iter()
-            .copied()
-            .chain(["cannon-chess:board=6x5,pieces=8"])
-        {
+        for id in GAME_IDS.iter().copied().chain([
+            "cannon-chess:board=6x5,pieces=8",
+            "cannon-chess:board=5x5",
+            "cannon-chess:board=5x5,pieces=7",
+        ]) {
             let any = AnyGame::from_id(id).unwrap();
             let setups = any.plausible_setups();
             // The families with disputed rules list them.

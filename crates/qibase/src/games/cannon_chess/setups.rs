@@ -51,16 +51,15 @@ impl CannonChess {
     /// values each; every position is solved, so no new tables are
     /// needed). Empty when none is known.
     pub fn plausible_setups(&self) -> Vec<(String, String)> {
-        // The seed's pattern (a full edge row and the two ends of the next
-        // row) and its reading with the middle pair of the next row, where
-        // the material is exactly that: W + 2 pieces on an even width.
         let w = self.w as usize;
-        if self.max_side as usize != w + 2 || w < 4 || !w.is_multiple_of(2) || self.h < 4 {
+        if w < 3 || self.h < 4 {
             return Vec::new();
         }
         let row = |c: char, cells: &dyn Fn(usize) -> bool| -> String {
             (0..w).map(|x| if cells(x) { c } else { '.' }).collect()
         };
+        // A full edge row each and some points of the next row (the same
+        // files for both sides).
         let board = |second: &dyn Fn(usize) -> bool| {
             let mut ranks = vec![row('O', &|_| true), row('O', second)];
             ranks.extend((0..self.h as usize - 4).map(|_| ".".repeat(w)));
@@ -68,15 +67,38 @@ impl CannonChess {
             ranks.push(row('X', &|_| true));
             ranks.join("/")
         };
-        vec![
-            (
-                "seed: edge row + its two ends".into(),
+        let extra = self.max_side as usize;
+        if extra == w + 2 && w >= 4 {
+            // The seed's pattern (a full edge row and the two ends of the
+            // next row) and, on an even width, its reading with the middle
+            // pair of the next row.
+            let mut v = vec![(
+                "seed: edge row + its two ends".to_string(),
                 board(&|x| x == 0 || x == w - 1),
-            ),
-            (
-                "edge row + the middle pair".into(),
-                board(&|x| x == w / 2 - 1 || x == w / 2),
-            ),
-        ]
+            )];
+            if w.is_multiple_of(2) {
+                v.push((
+                    "edge row + the middle pair".into(),
+                    board(&|x| x == w / 2 - 1 || x == w / 2),
+                ));
+            }
+            v
+        } else if extra == w + 1 {
+            // One piece over a row: the default puts it at one end of the
+            // next row; on an odd width it can also stand in the middle.
+            let mut v = vec![(
+                "default: edge row + one end of the next".to_string(),
+                board(&|x| x == 0),
+            )];
+            if !w.is_multiple_of(2) {
+                v.push((
+                    "edge row + the middle point of the next".into(),
+                    board(&|x| x == w / 2),
+                ));
+            }
+            v
+        } else {
+            Vec::new()
+        }
     }
 }
