@@ -89,7 +89,7 @@ impl Reach {
                             // The solver's child ranks: they share the
                             // work between children (the unmoved side's
                             // symmetry images), where applying and ranking
-                            // each child took a third of the search.
+                            // each child cost a fifth of a report's time.
                             children.clear();
                             g.child_ranks(&p, &mut moves, &mut children);
                             let vq = u64::from(g.child_variant(v));
