@@ -260,20 +260,21 @@ fn verify_chosen_tiers() {
         text.contains("0 inconsistencies") && text.contains("in 2 tier file(s)"),
         "{text}"
     );
-    // A tier the game does not have: bad input, one line naming the tiers.
-    let out = run(&["verify", game, "--dir", ds, "--tier", "9v9"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    // A tier the game does not have is bad input (exit 2), one outside the
+    // solved subset a failure (exit 1); each a one-line error.
+    let error_of = |tier: &str, code: i32| -> String {
+        let out = run(&["verify", game, "--dir", ds, "--tier", tier]);
+        assert_eq!(out.status.code(), Some(code), "--tier {tier}");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err
+    };
+    let err = error_of("9v9", 2);
     assert!(
         err.contains("no tier '9v9'") && err.contains("6v6"),
         "{err}"
     );
-    // A tier of the game outside the solved subset.
-    let out = run(&["verify", game, "--dir", ds, "--tier", "3v3"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    let err = error_of("3v3", 1);
     assert!(err.contains("tier 3v3") && err.contains("no file"), "{err}");
 }
 
