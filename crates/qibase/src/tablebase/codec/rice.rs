@@ -88,20 +88,36 @@ fn remoteness_of(v: Packed) -> u32 {
     v.remoteness().expect("a win or a loss") as u32
 }
 
-/// The Rice parameter with the fewest bits for `ds`, every unary part at
-/// most [`Q_MAX`].
+/// The Rice parameter with the fewest bits for `ds` (the smallest such),
+/// every unary part at most [`Q_MAX`].
+///
+/// The cost of parameter k, f(k) = Σ (d >> k) + n (k + 1), is convex in
+/// k: f(k + 1) − f(k) = n − Σ ⌈(d >> k) / 2⌉, and the sum shrinks as k
+/// grows. So the first minimum among the allowed k (those from the
+/// smallest that keeps every unary part short) is where f stops falling:
+/// two or three passes over `ds` instead of one per parameter.
 fn best_k(ds: &[u32], k_max: u32) -> u32 {
-    let mut best = (u64::MAX, k_max);
-    for k in 0..=k_max {
-        if ds.iter().any(|&d| d >> k > Q_MAX) {
-            continue;
-        }
-        let bits: u64 = ds.iter().map(|&d| (d >> k) as u64 + 1 + k as u64).sum();
-        if bits < best.0 {
-            best = (bits, k);
-        }
+    let max = ds.iter().copied().max().unwrap_or(0);
+    let mut k = 0;
+    while k < k_max && max >> k > Q_MAX {
+        k += 1;
     }
-    best.1
+    if max >> k > Q_MAX {
+        // No parameter fits (never for the widths in use): the largest.
+        return k_max;
+    }
+    let cost = |k: u32| -> u64 {
+        ds.iter().map(|&d| (d >> k) as u64).sum::<u64>() + ds.len() as u64 * (k as u64 + 1)
+    };
+    let mut here = cost(k);
+    while k < k_max {
+        let next = cost(k + 1);
+        if next >= here {
+            break;
+        }
+        (k, here) = (k + 1, next);
+    }
+    k
 }
 
 /// The stream of one part (`values` used or draws; empty when no slot is
@@ -118,42 +134,55 @@ pub fn encode(values: &[Packed], wdl: &[u8]) -> Vec<u8> {
     let k_max = (1 << wd.k) - 1;
     let mut bw = BitWriter::new();
     bw.put(wide as u64, 1);
-    let mut ds = Vec::with_capacity(SEGMENT);
+    // Per segment: each decisive slot's class and remoteness, read once.
+    let mut class = [0u8; SEGMENT];
+    let mut rem = [0u32; SEGMENT];
+    let mut ds = [0u32; SEGMENT];
     for (seg, ws) in values.chunks(SEGMENT).zip(wdl.chunks(SEGMENT)) {
+        let mut n = 0;
+        for (&v, &x) in seg.iter().zip(ws) {
+            if x != DRAW {
+                class[n] = class_of(x) as u8;
+                rem[n] = remoteness_of(v);
+                n += 1;
+            }
+        }
+        let (class, rem) = (&class[..n], &rem[..n]);
         let mut params = [Params::default(); 2];
-        for (class, p) in params.iter_mut().enumerate() {
-            let rs = || {
-                seg.iter()
-                    .zip(ws)
-                    .filter(move |(_, &x)| x != DRAW && class_of(x) == class)
-                    .map(|(&v, _)| remoteness_of(v))
+        for (c, p) in params.iter_mut().enumerate() {
+            let of_class = || {
+                rem.iter()
+                    .zip(class)
+                    .filter(move |&(_, &k)| k as usize == c)
+                    .map(|(&r, _)| r)
             };
-            let Some(base) = rs().min() else { continue };
-            let s = rs().all(|r| (r - base) % 2 == 0) as u32;
-            ds.clear();
-            ds.extend(rs().map(|r| (r - base) >> s));
-            let k = best_k(&ds, k_max);
+            let Some(base) = of_class().min() else {
+                continue;
+            };
+            let s = of_class().all(|r| (r - base) % 2 == 0) as u32;
+            let mut m = 0;
+            for r in of_class() {
+                ds[m] = (r - base) >> s;
+                m += 1;
+            }
+            let k = best_k(&ds[..m], k_max);
             *p = Params { base, k, s };
             bw.put(base as u64, wd.base);
             bw.put(k as u64, wd.k);
             bw.put(s as u64, 1);
         }
-        let code = |v: Packed, x: u8| {
-            let p = params[class_of(x)];
-            (p, (remoteness_of(v) - p.base) >> p.s)
+        let code = |r: u32, c: u8| {
+            let p = params[c as usize];
+            (p.k, (r - p.base) >> p.s)
         };
-        for (&v, &x) in seg.iter().zip(ws) {
-            if x != DRAW {
-                let (p, d) = code(v, x);
-                let q = d >> p.k;
-                bw.put(1 << q, q + 1);
-            }
+        for (&r, &c) in rem.iter().zip(class) {
+            let (k, d) = code(r, c);
+            let q = d >> k;
+            bw.put(1 << q, q + 1);
         }
-        for (&v, &x) in seg.iter().zip(ws) {
-            if x != DRAW {
-                let (p, d) = code(v, x);
-                bw.put((d & ((1 << p.k) - 1)) as u64, p.k);
-            }
+        for (&r, &c) in rem.iter().zip(class) {
+            let (k, d) = code(r, c);
+            bw.put((d & ((1 << k) - 1)) as u64, k);
         }
     }
     bw.finish()
@@ -336,6 +365,47 @@ mod tests {
                 round_trip(&values);
             }
         }
+    }
+
+    /// The parameter by one cost evaluation per k, the first cheapest:
+    /// what `best_k`'s walk down the convex cost must find.
+    fn best_k_exhaustive(ds: &[u32], k_max: u32) -> u32 {
+        let mut best = (u64::MAX, k_max);
+        for k in 0..=k_max {
+            if ds.iter().any(|&d| d >> k > Q_MAX) {
+                continue;
+            }
+            let bits: u64 = ds.iter().map(|&d| (d >> k) as u64 + 1 + k as u64).sum();
+            if bits < best.0 {
+                best = (bits, k);
+            }
+        }
+        best.1
+    }
+
+    #[test]
+    fn best_k_is_the_first_cheapest_parameter() {
+        let mut next = rng(5);
+        for round in 0..20_000u64 {
+            let len = 1 + (next() % 64) as usize;
+            // Narrow (k ≤ 7, d < 256) and wide (k ≤ 15, d < 65536) parts,
+            // spreads from constant to the whole range, with outliers.
+            let (k_max, limit) = if round % 2 == 0 {
+                (7, 256)
+            } else {
+                (15, 65_536)
+            };
+            let spread = 1 + next() % limit;
+            let ds: Vec<u32> = (0..len)
+                .map(|_| {
+                    let d = next() % spread;
+                    (if next() % 16 == 0 { next() % limit } else { d }) as u32
+                })
+                .collect();
+            assert_eq!(best_k(&ds, k_max), best_k_exhaustive(&ds, k_max), "{ds:?}");
+        }
+        assert_eq!(best_k(&[], 7), 0);
+        assert_eq!(best_k(&[1000], 3), 3, "no parameter fits: the largest");
     }
 
     #[test]
