@@ -390,7 +390,7 @@ mod tests {
             let len = 1 + (next() % 64) as usize;
             // Narrow (k ≤ 7, d < 256) and wide (k ≤ 15, d < 65536) parts,
             // spreads from constant to the whole range, with outliers.
-            let (k_max, limit) = if round % 2 == 0 {
+            let (k_max, limit) = if round.is_multiple_of(2) {
                 (7, 256)
             } else {
                 (15, 65_536)
@@ -399,7 +399,11 @@ mod tests {
             let ds: Vec<u32> = (0..len)
                 .map(|_| {
                     let d = next() % spread;
-                    (if next() % 16 == 0 { next() % limit } else { d }) as u32
+                    (if next().is_multiple_of(16) {
+                        next() % limit
+                    } else {
+                        d
+                    }) as u32
                 })
                 .collect();
             assert_eq!(best_k(&ds, k_max), best_k_exhaustive(&ds, k_max), "{ds:?}");
