@@ -16,7 +16,7 @@
 
 use super::bits::{pdep, pext};
 use super::classes::SetClasses;
-use super::colex::{binom, moved_rank, next_subset, unrank_subset, ColexTable};
+use super::colex::{binom, next_subset, unrank_subset, ColexTable};
 use super::symmetry::GridSymmetry;
 use std::ops::Range;
 
@@ -51,16 +51,14 @@ pub struct PairSlot {
     free: u64,
     /// Where A's class block starts.
     base: u64,
-    /// B on the free points renumbered 0..n − |A| (`pext(b, free)`), and
-    /// its colex rank: the index is `base + offset`.
+    /// B on the free points renumbered 0..n − |A| (`pext(b, free)`).
     compact: u64,
-    offset: u64,
     /// Whether A has no symmetry but the identity.
     trivial: bool,
 }
 
 impl PairSlot {
-    /// Whether [`b_move_rank`](Self::b_move_rank) answers: A's
+    /// Whether [`PairNumbering::b_move_rank`] answers: A's
     /// representative has no symmetry but the identity, so every pair
     /// (A, B′) is stored as it is, and distinct B′ have distinct indices.
     #[inline(always)]
@@ -68,21 +66,16 @@ impl PairSlot {
         self.trivial
     }
 
-    /// The index of (A, B with its piece on `from` moved to the empty
-    /// point `to`): this slot's index plus a colex delta, no rank
-    /// computed. Only where [`b_moves_are_incremental`] says so.
-    ///
-    /// [`b_moves_are_incremental`]: Self::b_moves_are_incremental
+    /// B's compact set (on the free points renumbered 0..n − |A|) with
+    /// its piece on `from` moved to the empty point `to`.
     #[inline(always)]
-    pub fn b_move_rank(&self, from: u32, to: u32) -> u64 {
-        debug_assert!(self.trivial);
+    fn b_moved_compact(&self, from: u32, to: u32) -> u64 {
         debug_assert!(self.b >> from & 1 == 1 && (self.a | self.b) >> to & 1 == 0);
         // A point's number among the free points: the free points below it.
         let compact = |p: u32| (self.free & !(u64::MAX << p)).count_ones();
-        self.base + moved_rank(self.compact, self.offset, compact(from), compact(to))
+        self.compact ^ (1 << compact(from)) ^ (1 << compact(to))
     }
 }
-
 /// The numbering of (A, B) pairs on one grid, |A| ≤ `a_max`, |B| ≤ `b_max`.
 #[derive(Clone)]
 pub struct PairNumbering {
@@ -224,6 +217,20 @@ impl PairNumbering {
         fixed.base + self.colex.rank(pext(canon, fixed.free))
     }
 
+    /// The index of (A, B with its piece on `from` moved to the empty
+    /// point `to`) for the pair at `slot`: the slot's class block plus the
+    /// colex rank of the moved compact set, no set mapped and no class
+    /// looked up. Only where [`PairSlot::b_moves_are_incremental`] says
+    /// so.
+    // A whole colex rank by chunk table (four reads, no branch) measured
+    // faster than the delta over the points the piece passes, whose loop
+    // lengths the branch predictor cannot guess.
+    #[inline(always)]
+    pub fn b_move_rank(&self, slot: &PairSlot, from: u32, to: u32) -> u64 {
+        debug_assert!(slot.trivial);
+        slot.base + self.colex.rank(slot.b_moved_compact(from, to))
+    }
+
     /// Whether two different moves of single pieces of `moving` (each one
     /// point left, one empty point entered) can lead from the pair
     /// (`fixed`, `moving`) to pairs with the same index, in either order of
@@ -262,7 +269,6 @@ impl PairNumbering {
             free,
             base: i - offset,
             compact,
-            offset,
             trivial: self.classes.stabiliser(m, cls as u32) == 1,
         }
     }
@@ -483,7 +489,7 @@ mod tests {
                         for from in (0..n).filter(|&p| slot.b >> p & 1 == 1) {
                             for to in (0..n).filter(|&p| empty >> p & 1 == 1) {
                                 let moved = slot.b ^ 1 << from ^ 1 << to;
-                                assert_eq!(slot.b_move_rank(from, to), pn.rank(slot.a, moved));
+                                assert_eq!(pn.b_move_rank(&slot, from, to), pn.rank(slot.a, moved));
                             }
                         }
                     }

@@ -47,39 +47,6 @@ pub fn rank_subset(mut set: u64) -> u64 {
     r
 }
 
-/// The colex rank of `set` with its element `from` moved to `to` (not in
-/// `set`), given `rank`, the rank of `set`: the ranks of one piece's moves
-/// without ranking each new set. Only the elements from `min(from, to)` to
-/// `max(from, to)` change their term C(b, i): the moved one, and those it
-/// passes, whose place in the order shifts by one. A step on a grid passes
-/// at most a row's width of points, so this is a few binomials instead of
-/// a whole rank.
-#[inline(always)]
-pub fn moved_rank(set: u64, rank: u64, from: u32, to: u32) -> u64 {
-    debug_assert!(set >> from & 1 == 1 && set >> to & 1 == 0);
-    let (lo, hi) = if from < to { (from, to) } else { (to, from) };
-    // The points lo..=hi; `hi` < 64, so the shift cannot overflow.
-    let window = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
-    // Elements below the window keep their terms; the window's first
-    // element, before and after, is element number `below` + 1.
-    let below = (set & !(u64::MAX << lo)).count_ones() as usize;
-    let terms = |mut w: u64| {
-        let mut sum = 0u64;
-        let mut i = below + 1;
-        while w != 0 {
-            sum = sum.wrapping_add(BINOM[w.trailing_zeros() as usize][i]);
-            i += 1;
-            w &= w - 1;
-        }
-        sum
-    };
-    let moved = set ^ (1 << from) ^ (1 << to);
-    // Wrapping: the old terms may exceed the new ones; the result does
-    // not wrap.
-    rank.wrapping_sub(terms(set & window))
-        .wrapping_add(terms(moved & window))
-}
-
 /// `BY_SIZE[i][b]` = C(b, i) for b < 32, as `u32` (the largest, C(31, 15),
 /// fits): one row per element count, so [`unrank_subset`] scans a row of
 /// contiguous entries.
@@ -372,52 +339,6 @@ mod tests {
                 }
                 assert!(seen.iter().all(|&s| s));
             }
-        }
-    }
-
-    /// A moved element's rank, from the old rank, is the new set's rank,
-    /// on every one-element move of small sets and on random large ones.
-    #[test]
-    fn moved_ranks_are_ranks() {
-        for n in 1..=9u32 {
-            for set in 0u64..(1 << n) {
-                let rank = rank_subset(set);
-                for from in (0..n).filter(|&b| set >> b & 1 == 1) {
-                    for to in (0..n).filter(|&b| set >> b & 1 == 0) {
-                        let moved = set ^ 1 << from ^ 1 << to;
-                        assert_eq!(
-                            moved_rank(set, rank, from, to),
-                            rank_subset(moved),
-                            "{set:#b}: {from} -> {to}"
-                        );
-                    }
-                }
-            }
-        }
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..20_000 {
-            s = s
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let set = s ^ s >> 29;
-            if set == 0 || set == u64::MAX {
-                continue;
-            }
-            let from = (s >> 7) as u32 % 64;
-            let to = (s >> 17) as u32 % 64;
-            let from = (0..64)
-                .map(|d| (from + d) % 64)
-                .find(|&b| set >> b & 1 == 1)
-                .unwrap();
-            let to = (0..64)
-                .map(|d| (to + d) % 64)
-                .find(|&b| set >> b & 1 == 0)
-                .unwrap();
-            let moved = set ^ 1 << from ^ 1 << to;
-            assert_eq!(
-                moved_rank(set, rank_subset(set), from, to),
-                rank_subset(moved)
-            );
         }
     }
 

@@ -23,5 +23,5 @@ pub mod symmetry;
 pub use bits::{pdep, pext};
 pub use canonical::{FixedA, FixedB, PairNumbering, PairSlot};
 pub use classes::SetClasses;
-pub use colex::{binom, moved_rank, rank_subset, unrank_subset, ColexTable};
+pub use colex::{binom, rank_subset, unrank_subset, ColexTable};
 pub use symmetry::GridSymmetry;

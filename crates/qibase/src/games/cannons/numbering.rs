@@ -265,7 +265,7 @@ impl Cannons {
                         continue;
                     }
                 }
-                out.push(slot.b_move_rank(at, from) << 1 | 1);
+                out.push(self.num.b_move_rank(&slot, at, from) << 1 | 1);
             }
         }
         false
