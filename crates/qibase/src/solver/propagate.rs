@@ -275,38 +275,52 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
         let states = self.states;
         let level = self.level;
         let won = pack(Value::Win(level + 1));
+        // The common cases take no branch on the state: whether a parent
+        // is still open is as good as random, and a mispredicted branch
+        // per update cost more than the update (measured). Each update
+        // stores the word back, changed or not, and a win found is pushed
+        // and popped again when the parent was decided already.
+        // A window or a rank's slice starts at a region.
+        let region = &states[(r << shift) - self.base..];
         for b in boxes {
             let run = &b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize];
-            for &offset in run {
-                let j = S::new((r as u64) << shift | offset as u64);
-                let s = &states[j.index() - self.base];
-                let old = s.load(Relaxed);
-                if !is_open(old) {
-                    continue;
-                }
-                if is_loss {
+            if is_loss {
+                let found = &mut w.out[WINS];
+                found.reserve(run.len());
+                for &offset in run {
+                    let s = &region[offset as usize];
+                    let old = s.load(Relaxed);
+                    let open = is_open(old);
                     // The parent can move to a loss: a win, at this level
                     // if no shorter one was found (levels run in order).
-                    s.store(won, Relaxed);
-                    w.out[WINS].push((level + 1, j));
-                } else {
-                    // One more child is a win for the opponent.
-                    debug_assert!(old & COUNT > 0, "counter underflow");
-                    s.store(old - 1, Relaxed);
-                    if old & COUNT == 1 && old & NOT_A_LOSS == 0 {
-                        // Every child is a win for the opponent: a loss, as
-                        // late as its longest lower-tier win allows.
-                        if let Some(longest) = lower_max(old)
-                            .or_else(|| self.saturated.map(|side| saturated_win(side, j.get())))
-                        {
-                            let l = level.max(longest) + 1;
-                            s.store(pack(Value::Loss(l)), Relaxed);
-                            w.out[LOSSES].push((l, j));
-                        } else {
-                            w.losing.push(j);
-                            if w.losing.len() == SETTLE_BATCH {
-                                self.settle_losses(w);
-                            }
+                    s.store(if open { won } else { old }, Relaxed);
+                    let j = S::new((r as u64) << shift | offset as u64);
+                    found.push((level + 1, j));
+                    found.truncate(found.len() - !open as usize);
+                }
+                continue;
+            }
+            for &offset in run {
+                let s = &region[offset as usize];
+                let old = s.load(Relaxed);
+                let open = is_open(old);
+                // One more child is a win for the opponent.
+                debug_assert!(!open || old & COUNT > 0, "counter underflow");
+                s.store(old - open as u16, Relaxed);
+                if open && old & (COUNT | NOT_A_LOSS) == 1 {
+                    // Every child is a win for the opponent: a loss, as
+                    // late as its longest lower-tier win allows.
+                    let j = S::new((r as u64) << shift | offset as u64);
+                    if let Some(longest) = lower_max(old)
+                        .or_else(|| self.saturated.map(|side| saturated_win(side, j.get())))
+                    {
+                        let l = level.max(longest) + 1;
+                        s.store(pack(Value::Loss(l)), Relaxed);
+                        w.out[LOSSES].push((l, j));
+                    } else {
+                        w.losing.push(j);
+                        if w.losing.len() == SETTLE_BATCH {
+                            self.settle_losses(w);
                         }
                     }
                 }
