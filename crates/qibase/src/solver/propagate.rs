@@ -78,6 +78,8 @@ const MIN_REGION_SHIFT: u32 = 10;
 const MIN_REGIONS_LOG2: u32 = 6;
 /// Losing parents settled together, their lower-tier reads overlapped.
 const SETTLE_BATCH: usize = 16;
+/// Parent updates whose state words are prefetched together.
+const APPLY_BATCH: usize = 32;
 
 /// How a tier of `n` slots is cut into regions: slot `j` is in region
 /// `j >> shift`.
@@ -220,11 +222,19 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
     fn send(&self, chunk: &[S], shift: u32, regions: usize, w: &mut SendWork<G, S>) -> Outbox {
         let (g, t) = (self.g, self.t);
         w.raw.clear();
+        // Each parent is counted for its region as it is found: the
+        // counter's increments then overlap the rank work instead of
+        // waiting on one another in a pass of their own (measured faster).
+        w.counts.clear();
+        w.counts.resize(regions + 1, 0);
         for &i in chunk {
             w.parent_ranks.clear();
             let may_repeat = g.slot_unmove_ranks(t, i.get(), &mut w.parents, &mut w.parent_ranks);
             if !may_repeat {
-                w.raw.extend(w.parent_ranks.iter().map(|&j| S::new(j)));
+                for &j in &w.parent_ranks {
+                    w.raw.push(S::new(j));
+                    w.counts[(j >> shift) as usize + 1] += 1;
+                }
                 continue;
             }
             // A parent reached by two un-moves of one child counts that
@@ -234,18 +244,14 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
             // mispredicted exit.
             let start = w.raw.len();
             for &j in w.parent_ranks.iter() {
-                let j = S::new(j);
-                let seen = w.raw[start..].iter().fold(false, |d, &x| d | (x == j));
-                w.raw.push(j);
+                let s = S::new(j);
+                let seen = w.raw[start..].iter().fold(false, |d, &x| d | (x == s));
+                w.raw.push(s);
                 w.raw.truncate(w.raw.len() - seen as usize);
+                w.counts[(j >> shift) as usize + 1] += !seen as u32;
             }
         }
         // Counting sort by region.
-        w.counts.clear();
-        w.counts.resize(regions + 1, 0);
-        for &j in &w.raw {
-            w.counts[(j.get() >> shift) as usize + 1] += 1;
-        }
         for r in 1..=regions {
             w.counts[r] += w.counts[r - 1];
         }
@@ -282,8 +288,18 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
         // and popped again when the parent was decided already.
         // A window or a rank's slice starts at a region.
         let region = &states[(r << shift) - self.base..];
-        for b in boxes {
-            let run = &b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize];
+        // A region is seldom in cache when its task starts, and on a large
+        // tier a level brings it about one update per cache line: the loads
+        // were three quarters of this function's time, one miss after the
+        // other. So each batch of a run's targets is prefetched before its
+        // updates, and their misses overlap.
+        let batches = boxes.iter().flat_map(|b| {
+            b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize].chunks(APPLY_BATCH)
+        });
+        for run in batches {
+            for &offset in run {
+                crate::prefetch::prefetch(&region[offset as usize]);
+            }
             if is_loss {
                 let found = &mut w.out[WINS];
                 found.reserve(run.len());
