@@ -78,8 +78,8 @@ const MIN_REGION_SHIFT: u32 = 10;
 const MIN_REGIONS_LOG2: u32 = 6;
 /// Losing parents settled together, their lower-tier reads overlapped.
 const SETTLE_BATCH: usize = 16;
-/// Parent updates whose state words are prefetched together.
-const APPLY_BATCH: usize = 32;
+/// How many updates ahead a parent's state word is prefetched.
+const APPLY_AHEAD: usize = 32;
 
 /// How a tier of `n` slots is cut into regions: slot `j` is in region
 /// `j >> shift`.
@@ -126,6 +126,8 @@ struct ApplyWork<G: Tiers, S> {
     ends: Vec<u32>,
     /// Parents found to be losses, their value still to settle.
     losing: Vec<S>,
+    /// The region's updates from every outbox, back to back.
+    updates: Vec<u16>,
     out: Found<S>,
     touches: u64,
 }
@@ -137,6 +139,7 @@ impl<G: Tiers, S> Default for ApplyWork<G, S> {
             children: Vec::new(),
             ends: Vec::new(),
             losing: Vec::new(),
+            updates: Vec::new(),
             out: [Vec::new(), Vec::new()],
             touches: 0,
         }
@@ -291,32 +294,36 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
         // A region is seldom in cache when its task starts, and on a large
         // tier a level brings it about one update per cache line: the loads
         // were three quarters of this function's time, one miss after the
-        // other. So each batch of a run's targets is prefetched before its
-        // updates, and their misses overlap.
-        let batches = boxes.iter().flat_map(|b| {
-            b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize].chunks(APPLY_BATCH)
-        });
-        for run in batches {
-            for &offset in run {
-                crate::prefetch::prefetch(&region[offset as usize]);
+        // other. So the region's updates are gathered from the outboxes
+        // into one list, and each target is prefetched `APPLY_AHEAD`
+        // updates before it is needed: the misses overlap.
+        let mut updates = std::mem::take(&mut w.updates);
+        updates.clear();
+        for b in boxes {
+            updates.extend_from_slice(&b.msgs[b.starts[r] as usize..b.starts[r + 1] as usize]);
+        }
+        for &offset in updates.iter().take(APPLY_AHEAD) {
+            crate::prefetch::prefetch(&region[offset as usize]);
+        }
+        let ahead = updates.iter().skip(APPLY_AHEAD).chain(std::iter::repeat(&0));
+        if is_loss {
+            let found = &mut w.out[WINS];
+            found.reserve(updates.len());
+            for (&offset, &next) in updates.iter().zip(ahead) {
+                crate::prefetch::prefetch(&region[next as usize]);
+                let s = &region[offset as usize];
+                let old = s.load(Relaxed);
+                let open = is_open(old);
+                // The parent can move to a loss: a win, at this level
+                // if no shorter one was found (levels run in order).
+                s.store(if open { won } else { old }, Relaxed);
+                let j = S::new((r as u64) << shift | offset as u64);
+                found.push((level + 1, j));
+                found.truncate(found.len() - !open as usize);
             }
-            if is_loss {
-                let found = &mut w.out[WINS];
-                found.reserve(run.len());
-                for &offset in run {
-                    let s = &region[offset as usize];
-                    let old = s.load(Relaxed);
-                    let open = is_open(old);
-                    // The parent can move to a loss: a win, at this level
-                    // if no shorter one was found (levels run in order).
-                    s.store(if open { won } else { old }, Relaxed);
-                    let j = S::new((r as u64) << shift | offset as u64);
-                    found.push((level + 1, j));
-                    found.truncate(found.len() - !open as usize);
-                }
-                continue;
-            }
-            for &offset in run {
+        } else {
+            for (&offset, &next) in updates.iter().zip(ahead) {
+                crate::prefetch::prefetch(&region[next as usize]);
                 let s = &region[offset as usize];
                 let old = s.load(Relaxed);
                 let open = is_open(old);
@@ -342,6 +349,7 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
                 }
             }
         }
+        w.updates = updates;
         if !w.losing.is_empty() {
             self.settle_losses(w);
         }
