@@ -305,7 +305,10 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
         for &offset in updates.iter().take(APPLY_AHEAD) {
             crate::prefetch::prefetch(&region[offset as usize]);
         }
-        let ahead = updates.iter().skip(APPLY_AHEAD).chain(std::iter::repeat(&0));
+        let ahead = updates
+            .iter()
+            .skip(APPLY_AHEAD)
+            .chain(std::iter::repeat(&0));
         if is_loss {
             let found = &mut w.out[WINS];
             found.reserve(updates.len());
