@@ -76,6 +76,7 @@ impl PairSlot {
         self.compact ^ (1 << compact(from)) ^ (1 << compact(to))
     }
 }
+
 /// The numbering of (A, B) pairs on one grid, |A| ≤ `a_max`, |B| ≤ `b_max`.
 #[derive(Clone)]
 pub struct PairNumbering {
