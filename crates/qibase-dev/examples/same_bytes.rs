@@ -11,19 +11,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use qibase::tablebase::internals::{header::Header, parse_layout};
-
-/// The header with the fields about the run zeroed, as text to compare.
-fn without_run(mut h: Header) -> String {
-    let s = &mut h.meta.stats;
-    s.seconds = 0.0;
-    s.threads = 0;
-    s.peak_rss = 0;
-    s.init_seconds = 0.0;
-    s.propagate_seconds = 0.0;
-    s.write_seconds = 0.0;
-    format!("{h:?}")
-}
+use qibase::tablebase::internals::parse_layout;
 
 /// Why the two files of one tier are not the same, if they are not.
 fn differ(a: &Path, b: &Path) -> Option<String> {
@@ -36,7 +24,7 @@ fn differ(a: &Path, b: &Path) -> Option<String> {
         (Ok(lx), Ok(ly)) => (lx, ly),
         (Err(e), _) | (_, Err(e)) => return Some(e.to_string()),
     };
-    if without_run(lx.header) != without_run(ly.header) {
+    if lx.header.without_run_figures() != ly.header.without_run_figures() {
         return Some("headers differ".into());
     }
     let (bx, by) = (&x[lx.index_start as usize..], &y[ly.index_start as usize..]);

@@ -27,19 +27,6 @@ pub fn root() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The header fields a solve records about its run rather than about the
-/// tier: zeroed before two files are compared.
-fn without_timings(mut h: qibase::tablebase::internals::header::Header) -> String {
-    let s = &mut h.meta.stats;
-    s.seconds = 0.0;
-    s.threads = 0;
-    s.peak_rss = 0;
-    s.init_seconds = 0.0;
-    s.propagate_seconds = 0.0;
-    s.write_seconds = 0.0;
-    format!("{h:?}")
-}
-
 /// Every tier file of `game` in `a` has a twin in `b` with the same header
 /// apart from timings and the same bytes from the block index on.
 pub fn assert_same_tables(a: &Path, b: &Path, game: &str) {
@@ -57,8 +44,8 @@ pub fn assert_same_tables(a: &Path, b: &Path, game: &str) {
             parse_layout(&twin, &y).unwrap(),
         );
         assert_eq!(
-            without_timings(lx.header),
-            without_timings(ly.header),
+            lx.header.without_run_figures(),
+            ly.header.without_run_figures(),
             "{}",
             path.display()
         );

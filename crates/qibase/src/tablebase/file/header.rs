@@ -58,6 +58,22 @@ pub struct Header {
     pub index_checksums: Vec<u64>,
 }
 
+impl Header {
+    /// The header with what it records about the run that wrote it
+    /// (seconds, threads, peak memory) zeroed: what two solves of one tier
+    /// must agree on.
+    pub fn without_run_figures(mut self) -> Header {
+        let s = &mut self.meta.stats;
+        s.seconds = 0.0;
+        s.threads = 0;
+        s.peak_rss = 0;
+        s.init_seconds = 0.0;
+        s.propagate_seconds = 0.0;
+        s.write_seconds = 0.0;
+        self
+    }
+}
+
 /// One block's index entry: where its two streams start in their
 /// sections, and their checksums.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
