@@ -58,6 +58,8 @@ pub struct Header {
     pub index_checksums: Vec<u64>,
 }
 
+// For the identity checks of the tools and tests that see the internals.
+#[cfg(feature = "internals")]
 impl Header {
     /// The header with what it records about the run that wrote it
     /// (seconds, threads, peak memory) zeroed: what two solves of one tier
