@@ -45,13 +45,45 @@ pub fn derive_value<G: Tiers>(
     }
     moves.clear();
     g.moves(p, moves);
-    let mut best = Value::Loss(0);
-    for (k, m) in moves.iter().enumerate() {
-        let v = Value::of_move_to(child_value(&g.apply(p, m))?);
-        best = if k == 0 { v } else { best.max(v) };
-    }
-    Some(best)
+    best_move_value(moves.iter().map(|m| child_value(&g.apply(p, m))))
 }
+
+/// The value of a position without a rule end from its children's values
+/// (`None` if one has none): the best of its moves' values. A position
+/// without a rule end has at least one move, so no child list is empty;
+/// an empty one gives `Loss(0)`, as the solver would.
+fn best_move_value(children: impl Iterator<Item = Option<Value>>) -> Option<Value> {
+    let mut best = None;
+    for child in children {
+        let v = Value::of_move_to(child?);
+        best = Some(best.map_or(v, |b: Value| b.max(v)));
+    }
+    Some(best.unwrap_or(Value::Loss(0)))
+}
+
+/// Positions whose children are ranked (and their values' cache lines
+/// asked for) before the first of them is valued: the child lookups are
+/// random reads of tables far larger than the caches, and ranking a batch
+/// first lets their misses overlap instead of each stalling the core
+/// (about 90 % of the time of a one-by-one check on the 5 × 4 cannon-chess
+/// table was spent waiting for them).
+const BATCH: usize = 64;
+
+/// A used slot of a batch, waiting for its children's values.
+struct Pending {
+    index: u64,
+    stored: Option<Value>,
+    /// The rule's value, if the position ends by rule.
+    ruled: Option<Value>,
+    /// Its children in the batch's child list.
+    children: std::ops::Range<usize>,
+}
+
+/// Where a child's value lives: the number of its table (0: the tier being
+/// checked, then the lower tiers in the order they were added) and its
+/// slot; the table `NO_TABLE` when its tier is not loaded.
+type ChildRef = (u32, u64);
+const NO_TABLE: u32 = u32::MAX;
 
 /// Check every used slot of tier `t` (`values`) against its children
 /// (looked up in `values` itself or in `lower`), keeping at most `limit`
@@ -64,6 +96,20 @@ pub fn check_tier<G: Tiers>(
     limit: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> CheckReport {
+    let keys: Vec<TierKey> = std::iter::once(t)
+        .chain(lower.tables().map(|(k, _)| k))
+        .collect();
+    let tables: Vec<&[Packed]> = std::iter::once(values)
+        .chain(lower.tables().map(|(_, v)| v))
+        .collect();
+    let table_of = |ct: TierKey| {
+        keys.iter()
+            .position(|&k| k == ct)
+            .map_or(NO_TABLE, |n| n as u32)
+    };
+    let value_of = |(table, i): ChildRef| -> Option<Value> {
+        Value::unpack(*tables.get(table as usize)?.get(i as usize)?)
+    };
     let n = values.len() as u64;
     let chunk = 1u64 << 12;
     let parts: Vec<CheckReport> = (0..n.div_ceil(chunk))
@@ -71,29 +117,54 @@ pub fn check_tier<G: Tiers>(
         .map(|c| {
             let mut part = CheckReport::default();
             let mut moves = Vec::new();
-            let child_value = |q: &G::Pos| {
-                let ct = g.tier_of(q);
-                if ct == t {
-                    Value::unpack(*values.get(g.rank(t, q) as usize)?)
-                } else {
-                    lower.get(ct, g.rank(ct, q))
-                }
-            };
             let end = ((c + 1) * chunk).min(n);
             let mut used = Vec::new();
             g.used_slots(t, c * chunk..end, &mut used);
-            for &(i, ref p) in &used {
-                part.checked += 1;
-                let stored = Value::unpack(values[i as usize]);
-                let expected = derive_value(g, p, &child_value, &mut moves);
-                if stored.is_none() || stored != expected {
-                    part.inconsistent += 1;
-                    if part.examples.len() < limit {
-                        part.examples.push(Inconsistency {
-                            index: i,
-                            stored,
-                            expected,
-                        });
+            let mut batch: Vec<Pending> = Vec::with_capacity(BATCH);
+            let mut children: Vec<ChildRef> = Vec::new();
+            for group in used.chunks(BATCH) {
+                batch.clear();
+                children.clear();
+                for (i, p) in group {
+                    let first = children.len();
+                    let ruled = g.rule_end(p).map(|end| end.value);
+                    if ruled.is_none() {
+                        moves.clear();
+                        g.moves(p, &mut moves);
+                        for m in &moves {
+                            let q = g.apply(p, m);
+                            let ct = g.tier_of(&q);
+                            let child = (table_of(ct), g.rank(ct, &q));
+                            if let Some(v) = tables
+                                .get(child.0 as usize)
+                                .and_then(|v| v.get(child.1 as usize))
+                            {
+                                crate::prefetch::prefetch(v);
+                            }
+                            children.push(child);
+                        }
+                    }
+                    batch.push(Pending {
+                        index: *i,
+                        stored: Value::unpack(values[*i as usize]),
+                        ruled,
+                        children: first..children.len(),
+                    });
+                }
+                for e in &batch {
+                    part.checked += 1;
+                    let expected = e.ruled.or_else(|| {
+                        best_move_value(children[e.children.clone()].iter().map(|&c| value_of(c)))
+                    });
+                    if e.stored.is_none() || e.stored != expected {
+                        part.inconsistent += 1;
+                        if part.examples.len() < limit {
+                            part.examples.push(Inconsistency {
+                                index: e.index,
+                                stored: e.stored,
+                                expected,
+                            });
+                        }
                     }
                 }
             }

@@ -133,6 +133,11 @@ impl<'a> Lower<'a> {
             .unwrap_or_else(|| panic!("tier {t} is not loaded (missing tier dependency)"))
     }
 
+    /// The values of every tier added, in the order they were added.
+    pub(super) fn tables(&self) -> impl Iterator<Item = (TierKey, &'a [Packed])> + '_ {
+        self.tiers.iter().copied()
+    }
+
     /// Start loading the value of slot `i` of tier `t`.
     #[inline]
     pub(super) fn prefetch_value(&self, t: TierKey, i: u64) {
