@@ -95,5 +95,9 @@ pub use perft::perft;
 pub use rng::Rng;
 pub use solver::{solve_game, solve_in_memory, SolveError, SolveObserver, SolveOptions};
 pub use sys::cpu::{check_cpu, UnsupportedCpu};
+/// Start loading the cache line that holds a value: a hint that never
+/// faults, for callers that batch random reads of tables larger than the
+/// caches, as the solver and `verify` do.
+pub use sys::prefetch::prefetch as prefetch_line;
 pub use tablebase::{Tablebase, TbError, TierStore};
 pub use value::{Packed, Value, Wdl};

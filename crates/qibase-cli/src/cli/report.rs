@@ -23,6 +23,9 @@ pub struct ReportArgs {
     /// report (the other cannon-chess board); default: --dir.
     #[arg(long)]
     pub compare_dir: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 pub fn run(a: &ReportArgs) -> CliResult {
@@ -31,10 +34,18 @@ pub fn run(a: &ReportArgs) -> CliResult {
         dir: a.dir.clone(),
         out: a.out.clone(),
         compare_dir: a.compare_dir.clone(),
+        quiet: a.quiet,
     };
+    let t0 = std::time::Instant::now();
     let files = with_game!(any, |g| generate(g, &opts)).map_err(CliError::failure)?;
-    for f in files {
+    for f in &files {
         println!("wrote {}", f.display());
     }
+    println!(
+        "report of {}: {} files in {:.1} s",
+        a.game,
+        files.len(),
+        t0.elapsed().as_secs_f64()
+    );
     Ok(())
 }

@@ -24,6 +24,7 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use indicatif::{ProgressBar, ProgressStyle};
 use qibase::analysis::{analyse, principal_variation, Oracle};
 use qibase::game::{Game, Rules, TierKey};
 use qibase::tablebase::TierStore;
@@ -41,6 +42,8 @@ pub struct ReportOptions {
     /// Where to look for the tablebase of a companion game (the other cannon
     /// chess board), default `dir`.
     pub compare_dir: Option<PathBuf>,
+    /// Show no progress bar.
+    pub quiet: bool,
 }
 
 /// Check that every tier of `g` is solved in `dir`; a one-line error otherwise.
@@ -137,16 +140,39 @@ impl<G: Game> Oracle<G> for Probe<'_, G> {
 /// Generate `<out>/<game>.md` and its figures; returns the files written.
 pub fn generate<G: ReportGame>(g: &G, opts: &ReportOptions) -> Result<Vec<PathBuf>, String> {
     check_complete(g, &opts.dir)?;
-    let pass = stats::run(g, &opts.dir)?;
+    let bar = if opts.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0).with_style(
+            ProgressStyle::with_template(
+                "report [{elapsed_precise}] {bar:30} {pos}/{len} slots, {msg} eta {eta}",
+            )
+            .expect("a valid template"),
+        )
+    };
+    let pass = stats::run(g, &opts.dir, &bar)?;
+    // The rest reads positions one by one (values of the start's moves,
+    // lines, examples): short, but it loads the tiers they pass through.
+    bar.set_message("values, lines and examples");
     let probe = Probe::new(g, &opts.dir);
     let doc = markdown::build(g, &pass, &probe, opts)?;
     drop(probe);
+    bar.finish_and_clear();
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
     let mut written = Vec::new();
     let mut write = |name: &str, text: &str| -> Result<(), String> {
+        // Through a temporary file and a rename, so that a reader (or an
+        // interrupted run) never sees half a report.
         let path = opts.out.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let tmp = opts.out.join(format!("{name}.tmp-{}", std::process::id()));
+        let result = std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result?;
         written.push(path);
         Ok(())
     };

@@ -15,9 +15,14 @@ use rayon::prelude::*;
 
 use super::ReportGame;
 use qibase::game::TierKey;
+use qibase::prefetch_line;
 
 /// Words of the frontier handled per rayon task.
 const WORDS_PER_TASK: usize = 256;
+
+/// Frontier positions whose children are ranked before any of them is
+/// marked.
+const BATCH: usize = 32;
 
 /// Bitsets of reached (slot, variant) pairs, per tier.
 pub struct Reach {
@@ -75,6 +80,31 @@ impl Reach {
                 .for_each(|(c, words)| {
                     let mut moves = Vec::new();
                     let mut children = Vec::new();
+                    // (tier, bit number) of the children of up to BATCH
+                    // frontier positions, each word asked for as it is
+                    // found: the words are random reads of bitsets far
+                    // larger than the caches, and the ranking of the next
+                    // children hides their misses.
+                    let mut batch: Vec<(TierKey, u64)> = Vec::new();
+                    let mut positions = 0;
+                    let flush = |batch: &mut Vec<(TierKey, u64)>| {
+                        for &(tq, kq) in batch.iter() {
+                            let bit = 1u64 << (kq % 64);
+                            let word = (kq / 64) as usize;
+                            let cell = &self.bits[tq as usize][word];
+                            // Most children are reached already. A plain
+                            // load tells, where a locked `fetch_or` on
+                            // every child waited for each miss in turn.
+                            if cell.load(Relaxed) & bit != 0 {
+                                continue;
+                            }
+                            let old = cell.fetch_or(bit, Relaxed);
+                            if tq == t && old & bit == 0 {
+                                next[word].fetch_or(bit, Relaxed);
+                            }
+                        }
+                        batch.clear();
+                    };
                     for (j, &w) in words.iter().enumerate() {
                         let mut w = w;
                         while w != 0 {
@@ -95,24 +125,18 @@ impl Reach {
                             let vq = u64::from(g.child_variant(v));
                             for &(tq, rq) in &children {
                                 let kq = rq * self.variants + vq;
-                                let bit = 1u64 << (kq % 64);
-                                let word = (kq / 64) as usize;
-                                let cell = &self.bits[tq as usize][word];
-                                // Most children are reached already. A
-                                // plain load tells, and the loads of several
-                                // children overlap in memory, where a locked
-                                // `fetch_or` on every child waited for each
-                                // cache miss in turn (70 % of the search).
-                                if cell.load(Relaxed) & bit != 0 {
-                                    continue;
+                                if let Some(cell) = self.bits[tq as usize].get((kq / 64) as usize) {
+                                    prefetch_line(cell);
                                 }
-                                let old = cell.fetch_or(bit, Relaxed);
-                                if tq == t && old & bit == 0 {
-                                    next[word].fetch_or(bit, Relaxed);
-                                }
+                                batch.push((tq, kq));
+                            }
+                            positions += 1;
+                            if positions % BATCH == 0 {
+                                flush(&mut batch);
                             }
                         }
                     }
+                    flush(&mut batch);
                 });
             frontier = next.into_iter().map(|a| a.into_inner()).collect();
         }

@@ -6,6 +6,7 @@
 use std::cmp::Reverse;
 use std::path::Path;
 
+use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use super::reach::Reach;
@@ -357,17 +358,22 @@ pub struct Pass {
 }
 
 /// Run the pass: reachability and statistics, tier by tier, one tier's
-/// values in memory at a time.
-pub fn run<G: ReportGame>(g: &G, dir: &Path) -> Result<Pass, String> {
+/// values in memory at a time. `bar` counts the slots of the tiers done and
+/// names the tier and step under way.
+pub fn run<G: ReportGame>(g: &G, dir: &Path, bar: &ProgressBar) -> Result<Pass, String> {
     let tiers = g.tiers(None);
+    bar.set_length(tiers.iter().map(|&t| g.tier_size(t)).sum());
     let mut reach = Reach::new(g);
     let mut out = Vec::new();
     let store = TierStore::new(g, dir);
     for &t in tiers.iter().rev() {
+        bar.set_message(format!("tier {}: reachability", g.tier_name(t)));
         reach.complete_tier(g, t);
+        bar.set_message(format!("tier {}: statistics", g.tier_name(t)));
         let file = store.open(t).map_err(|e| e.to_string())?;
         let values = file.read_all().map_err(|e| e.to_string())?;
         let mut r = tier_stats(g, t, &values, &reach);
+        bar.inc(values.len() as u64);
         r.header = file.meta().stats.clone();
         r.file_bytes = file.file_len();
         reach.drop_tier(t);
