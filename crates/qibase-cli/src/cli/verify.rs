@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::{game_by_id, CliError, CliResult};
 use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::solver::{check_tier, Lower};
-use qibase::tablebase::TierStore;
+use qibase::tablebase::{game_dir, TierStore};
 use qibase::value::Packed;
 use qibase::with_game;
 
@@ -59,7 +59,7 @@ fn chosen_tiers<G: Game>(
             return Err(CliError::failure(format!(
                 "tier {name} of {} has no file in {}",
                 g.id(),
-                dir.join(g.id()).display()
+                game_dir(dir, g.id()).display()
             )));
         }
         wanted.push(t);
@@ -81,7 +81,7 @@ pub fn present_tiers<G: Game>(g: &G, dir: &std::path::Path) -> Result<Vec<TierKe
         return Err(CliError::failure(format!(
             "no tier files of {} in {} (`qibase solve {}{}` makes them)",
             g.id(),
-            dir.join(g.id()).display(),
+            game_dir(dir, g.id()).display(),
             g.id(),
             if dir == std::path::Path::new("tablebases") {
                 String::new()
@@ -187,7 +187,7 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         if problems > 0 {
             return Err(CliError::failure(format!(
                 "verify found {problems} inconsistencies in {}",
-                a.dir.join(g.id()).display()
+                game_dir(&a.dir, g.id()).display()
             )));
         }
         Ok(())
@@ -221,7 +221,7 @@ pub fn info(a: &InfoArgs) -> CliResult {
             "{} ({}) in {}",
             g.title(),
             g.id(),
-            a.dir.join(g.id()).display()
+            game_dir(&a.dir, g.id()).display()
         );
         println!(
             "{:>8} {:>12} {:>12} {:>11} {:>7} {:>7} {:>7} {:>11} {:>11} {:>11} {:>7} {:>8} {:>8} {:>7}",

@@ -115,6 +115,12 @@ fn every_tool_works_on_boards_over_32_points() {
             info.contains(&format!("{tiers} of {tiers} tiers present")),
             "{spec}: {info}"
         );
+        // info names the directory the tables are in (a variant's `:` is
+        // `@` there).
+        let game_dir = qibase::tablebase::game_dir(std::path::Path::new(d), spec);
+        assert!(game_dir.is_dir(), "{}", game_dir.display());
+        let shown = format!("in {}", game_dir.display());
+        assert!(info.contains(&shown), "{spec}: {info}");
 
         // engine: the same answer as query.
         let mut child = Command::new(env!("CARGO_BIN_EXE_qibase"))

@@ -107,9 +107,11 @@ pub fn check_tier<G: Tiers>(
             .position(|&k| k == ct)
             .map_or(NO_TABLE, |n| n as u32)
     };
-    let value_of = |(table, i): ChildRef| -> Option<Value> {
-        Value::unpack(*tables.get(table as usize)?.get(i as usize)?)
-    };
+    // The stored word of a child, if its tier is loaded and the slot is
+    // inside it (a corrupt table must give an inconsistency, not a panic).
+    let slot =
+        |(table, i): ChildRef| -> Option<&Packed> { tables.get(table as usize)?.get(i as usize) };
+    let value_of = |child: ChildRef| -> Option<Value> { Value::unpack(*slot(child)?) };
     let n = values.len() as u64;
     let chunk = 1u64 << 12;
     let parts: Vec<CheckReport> = (0..n.div_ceil(chunk))
@@ -135,10 +137,7 @@ pub fn check_tier<G: Tiers>(
                             let q = g.apply(p, m);
                             let ct = g.tier_of(&q);
                             let child = (table_of(ct), g.rank(ct, &q));
-                            if let Some(v) = tables
-                                .get(child.0 as usize)
-                                .and_then(|v| v.get(child.1 as usize))
-                            {
+                            if let Some(v) = slot(child) {
                                 crate::prefetch::prefetch(v);
                             }
                             children.push(child);

@@ -128,12 +128,16 @@ pub struct TierMeta {
     pub stats: TierStats,
 }
 
-/// `<dir>/<game>/<tier>.qtb`; a variant's `:` is written `@` in the
-/// directory name (`three-cannons@immobility=static`), which every common
-/// file system accepts. Preset ids are unchanged.
-pub fn tier_path(dir: &Path, game_id: &str, tier_name: &str) -> PathBuf {
+/// `<dir>/<game>`, the directory of a game's tables; a variant's `:` is
+/// written `@` in its name (`three-cannons@immobility=static`), which every
+/// common file system accepts. Preset ids are unchanged.
+pub fn game_dir(dir: &Path, game_id: &str) -> PathBuf {
     dir.join(game_id.replace(':', "@"))
-        .join(format!("{tier_name}.qtb"))
+}
+
+/// `<dir>/<game>/<tier>.qtb` (the directory as [`game_dir`] names it).
+pub fn tier_path(dir: &Path, game_id: &str, tier_name: &str) -> PathBuf {
+    game_dir(dir, game_id).join(format!("{tier_name}.qtb"))
 }
 
 /// Write a tier file atomically (temp file, fsync, rename) in the default

@@ -167,8 +167,7 @@ impl CompactEncoded {
 
 /// `<dir>/<game>/<tier>.qtc`, beside where the fast file would be.
 pub fn compact_path(dir: &Path, game_id: &str, tier_name: &str) -> PathBuf {
-    dir.join(game_id.replace(':', "@"))
-        .join(format!("{tier_name}.qtc"))
+    crate::tablebase::game_dir(dir, game_id).join(format!("{tier_name}.qtc"))
 }
 
 /// An open compact tier file: header and both indexes checked and held,
