@@ -199,14 +199,20 @@ impl<S> Default for Buckets<S> {
 }
 
 impl<S: Slot> Buckets<S> {
+    /// Queue `found`. Called under a lock shared by every thread, so it
+    /// moves runs of one level at a time (a region's wins are all of one
+    /// level) rather than item by item.
     pub(super) fn push_all(&mut self, found: &Found<S>) {
         for (kind, items) in found.iter().enumerate() {
-            for &(level, i) in items {
+            let mut rest = &items[..];
+            while let Some(&(level, _)) = rest.first() {
+                let run = rest.iter().take_while(|&&(l, _)| l == level).count();
                 let l = level as usize;
                 if self.levels.len() <= l {
                     self.levels.resize_with(l + 1, Default::default);
                 }
-                self.levels[l][kind].push(i);
+                self.levels[l][kind].extend(rest[..run].iter().map(|&(_, i)| i));
+                rest = &rest[run..];
             }
         }
     }
@@ -438,14 +444,20 @@ fn solve_with_slots<G: Tiers, S: Slot>(
         while (level as u64) < ex.max(buckets.len().max(tentative.len()) as u64) {
             let mut current = buckets.take(level);
             let won = pack(Value::Win(level as u16));
-            for i in tentative.take(level)[WINS].iter().copied() {
-                if states[i.index()]
-                    .fetch_update(Relaxed, Relaxed, |s| is_open(s).then_some(won))
-                    .is_ok()
-                {
-                    current[WINS].push(i);
-                }
-            }
+            // The positions whose lower-tier win is this long, if no
+            // shorter one was found: in parallel, as on the larger tiers
+            // they are tens of millions (each slot is listed once, and the
+            // order is kept).
+            let tentative_wins: Vec<S> = tentative.take(level)[WINS]
+                .par_iter()
+                .copied()
+                .filter(|i| {
+                    states[i.index()]
+                        .fetch_update(Relaxed, Relaxed, |s| is_open(s).then_some(won))
+                        .is_ok()
+                })
+                .collect();
+            current[WINS].extend(tentative_wins);
             let found = Mutex::new(&mut buckets);
             let job = LevelJob {
                 g,
