@@ -160,7 +160,7 @@ fn solve_with_slots<G: Tiers, S: Slot>(
                 level: level as u16,
                 found: &found,
                 touches: &touches,
-                tuning: Tuning::default(),
+                tuning: Tuning::for_ranks(ex.ranks()),
                 shift,
                 regions,
                 owned: own_regions.clone(),
