@@ -58,6 +58,48 @@ pub(in crate::solver) struct SpilledTier {
     pub touches: u64,
 }
 
+/// The window whose state words `buf` holds across levels, and which of
+/// its regions changed since it was read. A level rewrites the whole
+/// file if every window is read and written whole, while most levels of a
+/// large tier (its long tail) touch few regions, and the window in hand
+/// is the next one needed: keeping it and writing back only its changed
+/// regions saves most of that traffic.
+struct HeldWindow {
+    window: Option<usize>,
+    dirty: Vec<bool>,
+}
+
+impl HeldWindow {
+    /// Write the changed regions of the held window back to `values`
+    /// (runs of them as one write each) and mark them clean.
+    fn write_back(
+        &mut self,
+        values: &RawArray,
+        buf: &[u16],
+        window_slots: usize,
+        shift: u32,
+    ) -> Result<(), TbError> {
+        let Some(w) = self.window else {
+            return Ok(());
+        };
+        let lo = w * window_slots;
+        let len = (values.len() as usize - lo).min(window_slots);
+        let mut r = 0;
+        while r < self.dirty.len() {
+            if !self.dirty[r] {
+                r += 1;
+                continue;
+            }
+            let end = r + self.dirty[r..].iter().take_while(|&&d| d).count();
+            let (a, b) = ((r << shift).min(len), (end << shift).min(len));
+            values.write((lo + a) as u64, &buf[a..b])?;
+            self.dirty[r..end].fill(false);
+            r = end;
+        }
+        Ok(())
+    }
+}
+
 /// A lower-tier request: `(table << 56 | rank, slot offset in the window)`.
 pub(in crate::solver) type Request = (u64, u32);
 
@@ -160,6 +202,11 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
         ..Tuning::default()
     };
     let no_states: [AtomicU16; 0] = [];
+    // The initial pass leaves its last window in `buf`, written.
+    let mut held = HeldWindow {
+        window: plan.windows.checked_sub(1),
+        dirty: vec![false; plan.window_regions],
+    };
     let mut level = 0usize;
     let mut decided = 0u64;
     // Tentative wins are one ply longer than a lower-tier loss: none is
@@ -210,13 +257,29 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
             next_by_window[i.index() / window_slots].push(i);
         }
         let won = pack(Value::Win(level as u16 + 1));
-        for (w, next) in next_by_window.iter().enumerate() {
+        // Every other level visits the windows backwards, so the window
+        // held from the last level is the first one needed again.
+        let order: Vec<usize> = if level % 2 == 0 {
+            (0..plan.windows).collect()
+        } else {
+            (0..plan.windows).rev().collect()
+        };
+        for w in order {
+            let next = &next_by_window[w];
             if !runs.has(w) && next.is_empty() {
                 continue;
             }
             let range = window(w);
             let (lo, len) = (range.start, range.len());
-            values.read(lo as u64, &mut buf[..len])?;
+            if held.window != Some(w) {
+                held.write_back(values, &buf, window_slots, plan.shift)?;
+                values.read(lo as u64, &mut buf[..len])?;
+                held.window = Some(w);
+            }
+            let first_region = w * plan.window_regions;
+            for &i in next {
+                held.dirty[(i.index() >> plan.shift) - first_region] = true;
+            }
             let mut found = Buckets::<S>::default();
             let wins = {
                 let found_lock = Mutex::new(&mut found);
@@ -240,6 +303,10 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
                 };
                 runs.for_each(w, &mut record, |bytes| {
                     let (boxes, is_loss) = decode(bytes, plan, w)?;
+                    // A region changes only where it has updates.
+                    for r in applier.owned.clone() {
+                        held.dirty[r - first_region] |= boxes.starts[r + 1] > boxes.starts[r];
+                    }
                     applier.apply_all(std::slice::from_ref(&boxes), is_loss);
                     Ok(())
                 })?;
@@ -253,7 +320,6 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
                 }
                 wins
             };
-            values.write(lo as u64, &buf[..len])?;
             // Hand the window's finds to the queue (which may spill them).
             found.push_all(&[Vec::new(), wins]);
             for (l, pair) in found.levels.into_iter().enumerate() {
@@ -269,6 +335,7 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
         level += 1;
     }
     drop(runs);
+    held.write_back(values, &buf, window_slots, plan.shift)?;
     stats.propagate_seconds = t1.elapsed().as_secs_f64();
 
     // 3. What is still open is a draw; tally, window by window.
