@@ -92,6 +92,10 @@ impl Tuning {
     }
 }
 
+/// Positions per send task at least, however small the level, unless
+/// the tuning asks for fewer.
+const MIN_SEND_CHUNK: usize = 1 << 13;
+
 /// Slots per region at most (128 KiB of state words: well inside L2; and
 /// an offset in a region fits 16 bits).
 pub(super) const MAX_REGION_SHIFT: u32 = 16;
@@ -223,8 +227,16 @@ impl<G: Tiers, S: Slot> LevelJob<'_, G, S> {
     /// The parent updates of `positions`, in outboxes grouped by region
     /// (counted as touches).
     pub fn outboxes(&self, positions: &[S]) -> Vec<Outbox> {
+        // Long runs per region on large levels, but on small ones tasks
+        // enough for every thread (the small games' levels are small).
+        let per_thread = positions.len() / (8 * rayon::current_num_threads());
+        let chunk = self
+            .tuning
+            .send_chunk
+            .min(per_thread.max(MIN_SEND_CHUNK))
+            .max(1);
         let boxes: Vec<Outbox> = positions
-            .par_chunks(self.tuning.send_chunk.max(1))
+            .par_chunks(chunk)
             .map_init(SendWork::default, |w, chunk| {
                 self.send(chunk, self.shift, self.regions, w)
             })

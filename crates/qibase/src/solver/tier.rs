@@ -78,12 +78,10 @@ pub(super) use state::{is_open, lower_max, COUNT, NOT_A_LOSS, OPEN};
 // The store starts as an array of zeros, which must mean "undecided".
 const _: () = assert!(UNDECIDED.to_bits() == 0);
 
-/// Slots handled per rayon task of the initial pass (2^14 and batches of
-/// 32 against 2^12 and 16: tier k13 of three-cannons about 1.5 % faster,
-/// fewer hand-overs to the shared queues and more reads in flight).
-pub(super) const CHUNK: usize = 1 << 14;
+/// Slots handled per rayon task of the initial pass.
+pub(super) const CHUNK: usize = 1 << 12;
 /// Positions whose ranks are computed (and slots prefetched) before their
-/// memory is touched.
+/// memory is touched (32 against 16: more reads in flight).
 const BATCH: usize = 32;
 
 /// Progress events of [`solve_tier`].
