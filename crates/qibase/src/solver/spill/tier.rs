@@ -259,7 +259,7 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
         let won = pack(Value::Win(level as u16 + 1));
         // Every other level visits the windows backwards, so the window
         // held from the last level is the first one needed again.
-        let order: Vec<usize> = if level % 2 == 0 {
+        let order: Vec<usize> = if level.is_multiple_of(2) {
             (0..plan.windows).collect()
         } else {
             (0..plan.windows).rev().collect()
