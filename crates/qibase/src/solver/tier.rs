@@ -204,15 +204,12 @@ impl<S: Slot> Buckets<S> {
     /// level) rather than item by item.
     pub(super) fn push_all(&mut self, found: &Found<S>) {
         for (kind, items) in found.iter().enumerate() {
-            let mut rest = &items[..];
-            while let Some(&(level, _)) = rest.first() {
-                let run = rest.iter().take_while(|&&(l, _)| l == level).count();
-                let l = level as usize;
+            for run in items.chunk_by(|a, b| a.0 == b.0) {
+                let l = run[0].0 as usize;
                 if self.levels.len() <= l {
                     self.levels.resize_with(l + 1, Default::default);
                 }
-                self.levels[l][kind].extend(rest[..run].iter().map(|&(_, i)| i));
-                rest = &rest[run..];
+                self.levels[l][kind].extend(run.iter().map(|&(_, i)| i));
             }
         }
     }
