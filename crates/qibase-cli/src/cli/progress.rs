@@ -48,6 +48,15 @@ impl SolveObserver for SolveBars {
         *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = b;
     }
 
+    fn tier_resumed(&self, name: &str, level: u64) {
+        let line = format!(
+            "resuming tier {name} at level {level} from the checkpoint of an interrupted solve"
+        );
+        // Above the bar when it is drawn (a hidden bar's println prints
+        // nothing).
+        self.bar().suspend(|| eprintln!("{line}"));
+    }
+
     fn initial(&self, slots: u64) {
         self.bar().inc(slots);
     }

@@ -67,6 +67,12 @@ pub trait SolveObserver: Sync {
     fn tier_started(&self, name: &str, slots: u64) {
         let _ = (name, slots);
     }
+    /// Tier `name`, solved out of core, resumes from the checkpoint an
+    /// interrupted solve left, at level `level` (its initial pass and the
+    /// levels before are done).
+    fn tier_resumed(&self, name: &str, level: u64) {
+        let _ = (name, level);
+    }
     /// The initial pass decided or counted `slots` more slots.
     fn initial(&self, slots: u64) {
         let _ = slots;
@@ -89,9 +95,10 @@ pub trait SolveObserver: Sync {
     /// levels (so it must be cheap, and callable from any thread): `true`
     /// stops the solve with [`SolveError::Stopped`] (a caller's
     /// cancellation, e.g. Ctrl-C in the Python binding). The tier being
-    /// solved is given up, and the file of the tier before it is written
-    /// first, so every finished tier stays on disk and a later solve
-    /// resumes at the tier that was stopped. Default: never stop.
+    /// solved is given up (a tier solved out of core leaves a checkpoint
+    /// when stopped between levels), and the file of the tier before it is
+    /// written first, so every finished tier stays on disk and a later
+    /// solve resumes at the tier that was stopped. Default: never stop.
     fn should_stop(&self) -> bool {
         false
     }

@@ -47,6 +47,9 @@ pub(in crate::solver) struct RawArray {
     file: File,
     path: PathBuf,
     len: u64,
+    /// Left on disk when dropped: the state of a tier being solved, which
+    /// an interrupted solve resumes from.
+    keep: bool,
 }
 
 impl RawArray {
@@ -59,7 +62,40 @@ impl RawArray {
             file,
             path: path.to_path_buf(),
             len,
+            keep: false,
         })
+    }
+
+    /// The array of `len` words already in `path` (a resumed tier's
+    /// state), if the file has that size.
+    pub fn open(path: &Path, len: u64) -> Result<Option<RawArray>, TbError> {
+        let file = match OpenOptions::new().read(true).write(true).open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(TbError::io(path, "cannot open spill file", e)),
+        };
+        let size = file
+            .metadata()
+            .map_err(|e| TbError::io(path, "cannot open spill file", e))?
+            .len();
+        Ok((size == len * 2).then(|| RawArray {
+            file,
+            path: path.to_path_buf(),
+            len,
+            keep: false,
+        }))
+    }
+
+    /// Whether the file stays when the array is dropped.
+    pub fn keep_on_drop(&mut self, keep: bool) {
+        self.keep = keep;
+    }
+
+    /// Make what was written durable.
+    pub fn sync(&self) -> Result<(), TbError> {
+        self.file
+            .sync_data()
+            .map_err(|e| TbError::io(&self.path, "cannot sync spill file", e))
     }
 
     pub fn len(&self) -> u64 {
@@ -85,8 +121,18 @@ impl RawArray {
 
 impl Drop for RawArray {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        if !self.keep {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
+}
+
+/// Where a [`Segments`] file's records lie: what a checkpoint keeps of a
+/// queue that is only read from then on.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq)]
+pub(in crate::solver) struct QueueIndex {
+    pub end: u64,
+    pub owners: Vec<Vec<(u64, u64)>>,
 }
 
 /// Records appended to one file, each belonging to one of a fixed number
@@ -108,6 +154,50 @@ impl Segments {
             end: 0,
             index: Vec::new(),
         })
+    }
+
+    /// The records of `index` in the existing file at `path`, which must
+    /// be at least as long as the index says.
+    pub fn reopen(path: &Path, index: &QueueIndex) -> Result<Segments, TbError> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| TbError::io(path, "cannot open spill file", e))?;
+        let size = file
+            .metadata()
+            .map_err(|e| TbError::io(path, "cannot open spill file", e))?
+            .len();
+        if size < index.end {
+            return Err(TbError::Corrupt {
+                path: path.to_path_buf(),
+                what: format!(
+                    "spill file truncated ({size} bytes, the checkpoint says {})",
+                    index.end
+                ),
+            });
+        }
+        Ok(Segments {
+            file,
+            path: path.to_path_buf(),
+            end: index.end,
+            index: index.owners.clone(),
+        })
+    }
+
+    /// Where the records lie.
+    pub fn index(&self) -> QueueIndex {
+        QueueIndex {
+            end: self.end,
+            owners: self.index.clone(),
+        }
+    }
+
+    /// Make what was written durable.
+    pub fn sync(&self) -> Result<(), TbError> {
+        self.file
+            .sync_data()
+            .map_err(|e| TbError::io(&self.path, "cannot sync spill file", e))
     }
 
     /// Append `bytes` as a record of `owner`.
@@ -207,6 +297,25 @@ impl<S: Slot> SpillQueue<S> {
             self.spill()?;
         }
         Ok(())
+    }
+
+    /// The queue as it was when [`SpillQueue::persist`] gave `index`,
+    /// from its file at `path`.
+    pub fn reopen(path: &Path, cap: usize, index: &QueueIndex) -> Result<SpillQueue<S>, TbError> {
+        Ok(SpillQueue {
+            mem: Vec::new(),
+            held: 0,
+            cap: cap.max(1),
+            disk: Segments::reopen(path, index)?,
+        })
+    }
+
+    /// Write every item to the file, sync it, and say where they lie (for
+    /// [`SpillQueue::reopen`]).
+    pub fn persist(&mut self) -> Result<QueueIndex, TbError> {
+        self.spill()?;
+        self.disk.sync()?;
+        Ok(self.disk.index())
     }
 
     /// Write everything held in memory to the file.

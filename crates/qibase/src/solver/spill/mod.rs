@@ -18,6 +18,7 @@
 //! update), so the smallest budget that can solve a tier is the one whose
 //! window holds one region: [`Plan::for_tier`] says how much that is.
 
+mod checkpoint;
 mod files;
 mod run;
 mod tier;
@@ -27,7 +28,7 @@ use std::path::{Path, PathBuf};
 pub(super) use files::RawArray;
 pub(super) use run::{human_bytes, solve_tiers_spilled};
 
-pub(super) use tier::{fold, scan, settle, solve_spilled, RawLower, Request};
+pub(super) use tier::{fold, scan, settle, solve_spilled, RawLower, Request, Start};
 
 use super::exchange::region_count;
 use super::propagate::{region_shift, Tuning};
@@ -58,7 +59,17 @@ pub(super) struct Plan {
     pub requests: usize,
     /// Queued slot numbers held in memory before they go to disk.
     pub queue_cap: usize,
+    /// How often the levels leave a checkpoint to resume from (and at
+    /// the last level, and when asked to stop). Each one costs a sync of
+    /// the state file; between two, the first overwrite of each region
+    /// costs a copy of its old words to the undo log, so checkpoints far
+    /// apart cost the least on the large early levels.
+    pub checkpoint_every: std::time::Duration,
 }
+
+/// The default time between two checkpoints of an out-of-core tier: at
+/// most this much of a tier's levels is lost when a solve is killed.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// A budget too small for a tier: the smallest that would do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +100,7 @@ impl Plan {
             round: (budget / 4 / BYTES_PER_SENT_POSITION).max(1) as usize,
             requests: (budget / 4 / BYTES_PER_REQUEST).max(1) as usize,
             queue_cap: (budget / 4 / BYTES_PER_QUEUED).max(1) as usize,
+            checkpoint_every: CHECKPOINT_EVERY,
         })
     }
 }
@@ -148,31 +160,78 @@ pub(super) fn in_memory_tuning(budget: u64) -> Tuning {
     }
 }
 
-/// The directory of a solve's scratch files: created empty, removed with
-/// everything in it when dropped.
+/// The directory of a solve's scratch files. What an earlier solve left
+/// there is removed, except a tier's checkpoint (its `<tier>.work`
+/// directory with a level record) and that tier's state file
+/// (`<tier>.raw`), which a resume reads; the same holds when it is
+/// dropped, and an empty directory is removed.
 pub(super) struct Scratch {
     dir: PathBuf,
 }
 
 impl Scratch {
     pub fn new(dir: PathBuf) -> Result<Scratch, TbError> {
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)
-                .map_err(|e| TbError::io(&dir, "cannot clear spill directory", e))?;
-        }
         std::fs::create_dir_all(&dir)
             .map_err(|e| TbError::io(&dir, "cannot create spill directory", e))?;
-        Ok(Scratch { dir })
+        let s = Scratch { dir };
+        s.clean()
+            .map_err(|e| TbError::io(&s.dir, "cannot clear spill directory", e))?;
+        Ok(s)
     }
 
     pub fn path(&self) -> &Path {
         &self.dir
     }
+
+    /// The work directory of tier `name` (its scratch files and checkpoint).
+    pub fn work(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.work"))
+    }
+
+    /// The state file of tier `name` while it is solved out of core.
+    pub fn raw(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.raw"))
+    }
+
+    /// Forget tier `name`'s checkpoint and state file.
+    pub fn discard(&self, name: &str) {
+        let _ = std::fs::remove_dir_all(self.work(name));
+        let _ = std::fs::remove_file(self.raw(name));
+    }
+
+    /// Remove everything but checkpoints and their state files.
+    fn clean(&self) -> std::io::Result<()> {
+        let kept: Vec<String> = std::fs::read_dir(&self.dir)?
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                let tier = name.strip_suffix(".work")?.to_string();
+                checkpoint::exists(&self.work(&tier)).then_some(tier)
+            })
+            .collect();
+        for e in std::fs::read_dir(&self.dir)? {
+            let e = e?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let keep = kept
+                .iter()
+                .any(|t| name == format!("{t}.work") || name == format!("{t}.raw"));
+            if keep {
+                continue;
+            }
+            if e.file_type()?.is_dir() {
+                std::fs::remove_dir_all(e.path())?;
+            } else {
+                std::fs::remove_file(e.path())?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = self.clean();
+        // Fails, as meant, while a checkpoint is kept in it.
+        let _ = std::fs::remove_dir(&self.dir);
     }
 }
 

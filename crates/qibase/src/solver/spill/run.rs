@@ -9,8 +9,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{
-    in_memory_tuning, plan_under_budget, solve_spilled, BudgetPlan, Plan, RawArray, RawLower,
-    Scratch,
+    checkpoint, in_memory_tuning, plan_under_budget, solve_spilled, BudgetPlan, Plan, RawArray,
+    RawLower, Scratch, Start,
 };
 use crate::game::{Game, TierKey, Tiers};
 use crate::solver::slot::Slot;
@@ -87,6 +87,8 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         let path = store.path(t);
         let slots = g.tier_size(t);
         if let Some(stats) = solved_on_disk(&store, t, observer, &SingleProcess) {
+            // A checkpoint left after the tier file was written.
+            scratch.discard(&name);
             reports.push(TierReport::skipped(g, t, stats));
             continue;
         }
@@ -104,9 +106,10 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         let t0 = Instant::now();
         let progress = |e| tell(observer, e);
         let stop = || observer.should_stop();
-        let raw_path = scratch.path().join(format!("{name}.raw"));
+        let raw_path = scratch.raw(&name);
         let windows = plans[pos].map_or(0, |p| p.windows);
-        let (raw, mut stats, touches) = match plans[pos] {
+        let mut resumed_seconds = 0.0;
+        let (mut raw, mut stats, touches) = match plans[pos] {
             None => {
                 let held: Vec<(TierKey, Vec<Packed>)> = g
                     .tier_deps(t)
@@ -129,50 +132,60 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
                 (raw, solved.stats, solved.touches)
             }
             Some(plan) => {
-                let raw = RawArray::zeroed(&raw_path, slots)?;
                 let lower = RawLower {
                     tiers: g.tier_deps(t).into_iter().map(|d| (d, &raws[&d])).collect(),
                 };
-                let tier_scratch = scratch.path().join(format!("{name}.work"));
-                std::fs::create_dir_all(&tier_scratch)
-                    .map_err(|e| TbError::io(&tier_scratch, "cannot create spill directory", e))?;
+                let work = scratch.work(&name);
+                let identity = format!(
+                    "{} {} {:016x} {name} {slots}",
+                    g.id(),
+                    g.variant_spec(),
+                    g.rules_hash()
+                );
+                // An earlier solve's checkpoint of this tier, with its
+                // state file, is resumed from; anything else starts over.
+                let resumed = match checkpoint::load(&work, &identity)? {
+                    Some(c) => RawArray::open(&raw_path, slots)?.map(|raw| (raw, c)),
+                    None => None,
+                };
+                let (mut raw, start) = match resumed {
+                    Some((raw, c)) => {
+                        observer.tier_resumed(&name, c.level.next_level);
+                        (raw, Start::Resume(c))
+                    }
+                    None => {
+                        scratch.discard(&name);
+                        std::fs::create_dir_all(&work)
+                            .map_err(|e| TbError::io(&work, "cannot create spill directory", e))?;
+                        (RawArray::zeroed(&raw_path, slots)?, Start::Fresh)
+                    }
+                };
+                // Kept if the solve stops: a checkpoint refers to it.
+                raw.keep_on_drop(true);
                 let solved = if slots <= <u32 as Slot>::MAX_SLOTS {
                     solve_spilled::<G, u32>(
-                        g,
-                        t,
-                        &lower,
-                        &raw,
-                        &tier_scratch,
-                        &plan,
-                        &progress,
-                        &stop,
+                        g, t, &lower, &raw, &work, &identity, start, &plan, &progress, &stop,
                     )
                 } else {
                     solve_spilled::<G, u64>(
-                        g,
-                        t,
-                        &lower,
-                        &raw,
-                        &tier_scratch,
-                        &plan,
-                        &progress,
-                        &stop,
+                        g, t, &lower, &raw, &work, &identity, start, &plan, &progress, &stop,
                     )
                 };
-                let _ = std::fs::remove_dir_all(&tier_scratch);
                 let Some(solved) = solved? else {
                     return Err(SolveError::Stopped { next: name });
                 };
+                resumed_seconds = solved.stats.init_seconds + solved.stats.propagate_seconds;
                 (raw, solved.stats, solved.touches)
             }
         };
-        stats.seconds = t0.elapsed().as_secs_f64();
+        // A resumed tier counts the time of the runs before.
+        stats.seconds = t0.elapsed().as_secs_f64().max(resumed_seconds);
         stats.threads = rayon::current_num_threads();
         stats.peak_rss = peak_rss_bytes().unwrap_or(0);
         let meta = tier_meta(g, t, &stats);
         reports.push(TierReport {
             tier: t,
-            name,
+            name: name.clone(),
             slots,
             positions: g.tier_positions(t),
             stats,
@@ -185,6 +198,9 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         observer.tier_solved(&reports[reports.len() - 1]);
         let w0 = Instant::now();
         write_from_raw(&path, &meta, &raw)?;
+        // The tier is on disk: its checkpoint has done its work.
+        raw.keep_on_drop(false);
+        let _ = std::fs::remove_dir_all(scratch.work(&name));
         let r = reports.last_mut().expect("just pushed");
         r.stats.write_seconds = w0.elapsed().as_secs_f64();
         r.write_wait_seconds = r.stats.write_seconds;

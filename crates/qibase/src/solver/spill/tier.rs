@@ -26,6 +26,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::checkpoint::{self, Checkpoint, LevelRecord, StartRecord, UndoLog};
 use super::files::{get_varint, put_varint, RawArray, Segments, SpillQueue};
 use super::Plan;
 use crate::game::{TierKey, Tiers};
@@ -72,46 +73,79 @@ struct HeldWindow {
 impl HeldWindow {
     /// Write the changed regions of the held window back to `values`
     /// (runs of them as one write each) and mark them clean.
+    /// Their words as of the last checkpoint go to `undo` first.
     fn write_back(
         &mut self,
         values: &RawArray,
         buf: &[u16],
         window_slots: usize,
         shift: u32,
+        undo: &mut UndoLog,
     ) -> Result<(), TbError> {
         let Some(w) = self.window else {
             return Ok(());
         };
         let lo = w * window_slots;
         let len = (values.len() as usize - lo).min(window_slots);
-        let mut r = 0;
-        while r < self.dirty.len() {
-            if !self.dirty[r] {
-                r += 1;
-                continue;
-            }
-            let end = r + self.dirty[r..].iter().take_while(|&&d| d).count();
+        let first_region = lo >> shift;
+        let runs = dirty_runs(&self.dirty);
+        if runs.is_empty() {
+            return Ok(());
+        }
+        for (r, end) in &runs {
+            undo.save(values, first_region + r..first_region + end, shift)?;
+        }
+        undo.sync()?;
+        for (r, end) in runs {
             let (a, b) = ((r << shift).min(len), (end << shift).min(len));
             values.write((lo + a) as u64, &buf[a..b])?;
             self.dirty[r..end].fill(false);
-            r = end;
         }
         Ok(())
     }
 }
 
+/// The runs of consecutive `true`s in `dirty`, as (start, end).
+fn dirty_runs(dirty: &[bool]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut r = 0;
+    while r < dirty.len() {
+        if !dirty[r] {
+            r += 1;
+            continue;
+        }
+        let end = r + dirty[r..].iter().take_while(|&&d| d).count();
+        runs.push((r, end));
+        r = end;
+    }
+    runs
+}
+
 /// A lower-tier request: `(table << 56 | rank, slot offset in the window)`.
 pub(in crate::solver) type Request = (u64, u32);
 
+/// Where an out-of-core tier starts: from nothing, or from the
+/// checkpoint an interrupted solve left (its state file `values` as the
+/// checkpoint left it, apart from regions the undo log restores).
+pub(in crate::solver) enum Start {
+    Fresh,
+    Resume(Checkpoint),
+}
+
 /// Solve tier `t` out of core into `values` (a zeroed raw array of the
-/// tier's slots), with scratch files in `scratch`. `None`: stopped.
+/// tier's slots, or the one a checkpoint describes), with scratch files
+/// and checkpoints in `work`; `identity` names the tier in its
+/// checkpoints. `None`: stopped (at a checkpoint when stopped between two
+/// levels, which a later call resumes from).
 #[allow(clippy::too_many_arguments)]
 pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
     g: &G,
     t: TierKey,
     lower: &RawLower,
     values: &RawArray,
-    scratch: &std::path::Path,
+    work: &std::path::Path,
+    identity: &str,
+    start: Start,
     plan: &Plan,
     progress: &(dyn Fn(Progress) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
@@ -121,80 +155,91 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
     let window_slots = plan.window_regions << plan.shift;
     let window = |w: usize| (w * window_slots).min(n)..((w + 1) * window_slots).min(n);
     let mut buf = vec![0u16; window_slots.min(n)];
-    let mut buckets = SpillQueue::<S>::new(&scratch.join("found.q"), plan.queue_cap)?;
-    let mut tentative = SpillQueue::<S>::new(&scratch.join("tentative.q"), plan.queue_cap)?;
-    let mut saturated: Vec<(u64, u16)> = Vec::new();
-    let touches = AtomicU64::new(0);
+    let mut buckets = SpillQueue::<S>::new(&work.join("found.q"), plan.queue_cap)?;
+    let tentative_path = work.join("tentative.q");
     let mut stats = TierStats::default();
     let t0 = Instant::now();
 
-    // 1. The initial pass, window by window.
-    let mut best: Vec<AtomicU16> = Vec::new();
-    let mut longest: Vec<AtomicU16> = Vec::new();
-    best.resize_with(buf.len(), || AtomicU16::new(u16::MAX));
-    longest.resize_with(buf.len(), || AtomicU16::new(0));
-    let batch_slots = (plan.requests / REQUESTS_PER_SLOT).max(CHUNK);
-    let tables: Vec<TierKey> = lower.tiers.iter().map(|&(k, _)| k).collect();
-    for w in 0..plan.windows {
-        if stop() {
-            return Ok(None);
-        }
-        let range = window(w);
-        let (lo, len) = (range.start, range.len());
-        buf[..len].fill(0);
-        best[..len].iter().for_each(|a| a.store(u16::MAX, Relaxed));
-        longest[..len].iter().for_each(|a| a.store(0, Relaxed));
-        let states = as_atomic_u16(&mut buf[..len]);
-        let mut at = lo;
-        while at < range.end {
-            if stop() {
-                return Ok(None);
-            }
-            let end = (at + batch_slots).min(range.end);
-            let scans: Vec<Scan<S>> = (at..end)
-                .into_par_iter()
-                .step_by(CHUNK)
-                .map(|c| scan(g, t, c..(c + CHUNK).min(end), lo, &tables, states))
-                .collect();
-            if let Some(c) = scans.iter().map(|s| s.crowded).max().filter(|&c| c != 0) {
-                return Err(LimitError::TooManyChildren {
-                    tier: Some(g.tier_name(t)),
-                    children: c,
+    let (mut tentative, saturated, touches, mut level, mut epoch, mut decided, held_window) =
+        match start {
+            Start::Fresh => {
+                checkpoint::forget(work)?;
+                let mut tentative = SpillQueue::<S>::new(&tentative_path, plan.queue_cap)?;
+                let mut saturated = Vec::new();
+                let touches = AtomicU64::new(0);
+                let pass = InitialPass {
+                    g,
+                    t,
+                    lower,
+                    values,
+                    plan,
+                    progress,
+                    stop,
+                };
+                if !pass.run(
+                    &mut buf,
+                    &mut buckets,
+                    &mut tentative,
+                    &mut saturated,
+                    &touches,
+                )? {
+                    return Ok(None);
                 }
-                .into());
+                stats.init_seconds = t0.elapsed().as_secs_f64();
+                // The first checkpoint: the pass's results, then "level 0
+                // next". Everything they describe is made durable first.
+                values.sync()?;
+                let start = StartRecord {
+                    tier: identity.to_string(),
+                    init_seconds: stats.init_seconds,
+                    touches: touches.load(Relaxed),
+                    saturated,
+                    tentative: tentative.persist()?,
+                };
+                checkpoint::save_start(work, &start)?;
+                checkpoint::save_level(
+                    work,
+                    &LevelRecord {
+                        tier: identity.to_string(),
+                        epoch: 0,
+                        next_level: 0,
+                        touches: start.touches,
+                        propagate_seconds: 0.0,
+                    },
+                )?;
+                // The initial pass leaves its last window in `buf`, written.
+                let held = plan.windows.checked_sub(1);
+                (tentative, start.saturated, touches, 0, 0, 0, held)
             }
-            let mut requests = Vec::with_capacity(scans.iter().map(|s| s.requests.len()).sum());
-            for s in scans {
-                buckets.push_all(&s.decided)?;
-                requests.extend_from_slice(&s.requests);
+            Start::Resume(c) => {
+                let l = &c.level;
+                checkpoint::replay(&work.join(checkpoint::UNDO), values, l.epoch)?;
+                stats.init_seconds = c.start.init_seconds;
+                stats.propagate_seconds = l.propagate_seconds;
+                let tentative =
+                    SpillQueue::<S>::reopen(&tentative_path, plan.queue_cap, &c.start.tentative)?;
+                // The positions still to propagate: those decided later
+                // than the levels done.
+                let decided = requeue(values, &mut buf, l.next_level, &mut buckets)?;
+                progress(Progress::Initial(n as u64));
+                (
+                    tentative,
+                    c.start.saturated,
+                    AtomicU64::new(l.touches),
+                    l.next_level as usize,
+                    l.epoch,
+                    decided,
+                    None,
+                )
             }
-            touches.fetch_add(requests.len() as u64, Relaxed);
-            answer(lower, requests, &best, &longest)?;
-            at = end;
-        }
-        // Settle the window's positions from their counters and answers.
-        let settled: Vec<Settled<S>> = states
-            .par_chunks(CHUNK)
-            .zip(best[..len].par_chunks(CHUNK))
-            .zip(longest[..len].par_chunks(CHUNK))
-            .enumerate()
-            .map(|(c, ((s, b), l))| settle(lo + c * CHUNK, s, b, l))
-            .collect();
-        for s in settled {
-            buckets.push_all(&s.decided)?;
-            tentative.push_all(&[Vec::new(), s.tentative])?;
-            saturated.extend_from_slice(&s.saturated);
-        }
-        values.write(lo as u64, &buf[..len])?;
-        progress(Progress::Initial(len as u64));
-    }
-    drop((best, longest));
-    saturated.sort_unstable();
-    stats.init_seconds = t0.elapsed().as_secs_f64();
+        };
 
     // 2. The levels.
-    let t1 = Instant::now();
-    let mut runs = Segments::new(&scratch.join("runs"))?;
+    // The levels' seconds before a resume, and since.
+    let (prior, t1) = (stats.propagate_seconds, Instant::now());
+    let mut runs = Segments::new(&work.join("runs"))?;
+    let mut undo = UndoLog::create(&work.join(checkpoint::UNDO), plan.regions, epoch)?;
+    let mut last_checkpoint = Instant::now();
     let mut record = Vec::new();
     let empty = Lower::new();
     let tuning = Tuning {
@@ -202,13 +247,10 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
         ..Tuning::default()
     };
     let no_states: [AtomicU16; 0] = [];
-    // The initial pass leaves its last window in `buf`, written.
     let mut held = HeldWindow {
-        window: plan.windows.checked_sub(1),
+        window: held_window,
         dirty: vec![false; plan.window_regions],
     };
-    let mut level = 0usize;
-    let mut decided = 0u64;
     // Tentative wins are one ply longer than a lower-tier loss: none is
     // at level 0, so each level's window pass checks the next level's.
     while level < buckets.len().max(tentative.len()) {
@@ -269,10 +311,15 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
             if !runs.has(w) && next.is_empty() {
                 continue;
             }
+            // Stopped in the middle of a level: as if killed, the next
+            // call resumes from the last checkpoint.
+            if stop() {
+                return Ok(None);
+            }
             let range = window(w);
             let (lo, len) = (range.start, range.len());
             if held.window != Some(w) {
-                held.write_back(values, &buf, window_slots, plan.shift)?;
+                held.write_back(values, &buf, window_slots, plan.shift, &mut undo)?;
                 values.read(lo as u64, &mut buf[..len])?;
                 held.window = Some(w);
             }
@@ -329,16 +376,39 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
         }
         runs.clear()?;
         progress(Progress::Level(level as u16, decided));
-        if stop() {
+        level += 1;
+        let stopping = stop();
+        let last = level >= buckets.len().max(tentative.len());
+        if stopping || last || last_checkpoint.elapsed() >= plan.checkpoint_every {
+            // Everything up to this level on disk, then the record that
+            // says so; the undo log starts over.
+            held.write_back(values, &buf, window_slots, plan.shift, &mut undo)?;
+            values.sync()?;
+            epoch += 1;
+            checkpoint::save_level(
+                work,
+                &LevelRecord {
+                    tier: identity.to_string(),
+                    epoch,
+                    next_level: level as u64,
+                    touches: touches.load(Relaxed),
+                    propagate_seconds: prior + t1.elapsed().as_secs_f64(),
+                },
+            )?;
+            undo.reset(epoch)?;
+            last_checkpoint = Instant::now();
+        }
+        if stopping {
             return Ok(None);
         }
-        level += 1;
     }
     drop(runs);
-    held.write_back(values, &buf, window_slots, plan.shift)?;
-    stats.propagate_seconds = t1.elapsed().as_secs_f64();
+    held.write_back(values, &buf, window_slots, plan.shift, &mut undo)?;
+    stats.propagate_seconds = prior + t1.elapsed().as_secs_f64();
 
-    // 3. What is still open is a draw; tally, window by window.
+    // 3. What is still open is a draw; tally, window by window. (Done in
+    // place after the last checkpoint: a resume from there redoes it,
+    // and open slots turned to draws stay draws.)
     let t2 = Instant::now();
     let mut counts = TierStats::default();
     for w in 0..plan.windows {
@@ -358,6 +428,144 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
         stats,
         touches: touches.into_inner(),
     }))
+}
+
+/// Queue again the positions of the state file `values` decided with a
+/// remoteness of `next_level` or more (those a checkpoint after level
+/// `next_level - 1` still had to propagate), window by window; returns
+/// how many were decided before (for the progress).
+fn requeue<S: Slot>(
+    values: &RawArray,
+    buf: &mut [u16],
+    next_level: u64,
+    buckets: &mut SpillQueue<S>,
+) -> Result<u64, TbError> {
+    let n = values.len() as usize;
+    let window_slots = buf.len().max(1);
+    let mut done = 0u64;
+    for lo in (0..n).step_by(window_slots) {
+        let len = (n - lo).min(window_slots);
+        values.read(lo as u64, &mut buf[..len])?;
+        let parts: Vec<(Found<S>, u64)> = buf[..len]
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, words)| {
+                let mut found: Found<S> = [Vec::new(), Vec::new()];
+                let mut before = 0u64;
+                for (k, &word) in words.iter().enumerate() {
+                    if word == 0 || is_open(word) {
+                        continue;
+                    }
+                    let i = S::new((lo + c * CHUNK + k) as u64);
+                    let (kind, r) = match Packed::from_bits(word).value() {
+                        Some(Value::Loss(r)) => (LOSSES, r),
+                        Some(Value::Win(r)) => (WINS, r),
+                        _ => continue,
+                    };
+                    if (r as u64) < next_level {
+                        before += 1;
+                    } else {
+                        found[kind].push((r, i));
+                    }
+                }
+                (found, before)
+            })
+            .collect();
+        for (found, before) in parts {
+            buckets.push_all(&found)?;
+            done += before;
+        }
+    }
+    Ok(done)
+}
+
+/// The initial pass of an out-of-core tier, window by window.
+struct InitialPass<'a, G: Tiers> {
+    g: &'a G,
+    t: TierKey,
+    lower: &'a RawLower<'a>,
+    values: &'a RawArray,
+    plan: &'a Plan,
+    progress: &'a (dyn Fn(Progress) + Sync),
+    stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl<G: Tiers> InitialPass<'_, G> {
+    /// Count, decide and queue every position, writing each window's
+    /// states to the file; `false` if stopped.
+    fn run<S: Slot>(
+        &self,
+        buf: &mut [u16],
+        buckets: &mut SpillQueue<S>,
+        tentative: &mut SpillQueue<S>,
+        saturated: &mut Vec<(u64, u16)>,
+        touches: &AtomicU64,
+    ) -> Result<bool, SolveError> {
+        let (g, t, plan) = (self.g, self.t, self.plan);
+        let n = g.tier_size(t) as usize;
+        let window_slots = plan.window_regions << plan.shift;
+        let mut best: Vec<AtomicU16> = Vec::new();
+        let mut longest: Vec<AtomicU16> = Vec::new();
+        best.resize_with(buf.len(), || AtomicU16::new(u16::MAX));
+        longest.resize_with(buf.len(), || AtomicU16::new(0));
+        let batch_slots = (plan.requests / REQUESTS_PER_SLOT).max(CHUNK);
+        let tables: Vec<TierKey> = self.lower.tiers.iter().map(|&(k, _)| k).collect();
+        for w in 0..plan.windows {
+            if (self.stop)() {
+                return Ok(false);
+            }
+            let range = (w * window_slots).min(n)..((w + 1) * window_slots).min(n);
+            let (lo, len) = (range.start, range.len());
+            buf[..len].fill(0);
+            best[..len].iter().for_each(|a| a.store(u16::MAX, Relaxed));
+            longest[..len].iter().for_each(|a| a.store(0, Relaxed));
+            let states = as_atomic_u16(&mut buf[..len]);
+            let mut at = lo;
+            while at < range.end {
+                if (self.stop)() {
+                    return Ok(false);
+                }
+                let end = (at + batch_slots).min(range.end);
+                let scans: Vec<Scan<S>> = (at..end)
+                    .into_par_iter()
+                    .step_by(CHUNK)
+                    .map(|c| scan(g, t, c..(c + CHUNK).min(end), lo, &tables, states))
+                    .collect();
+                if let Some(c) = scans.iter().map(|s| s.crowded).max().filter(|&c| c != 0) {
+                    return Err(LimitError::TooManyChildren {
+                        tier: Some(g.tier_name(t)),
+                        children: c,
+                    }
+                    .into());
+                }
+                let mut requests = Vec::with_capacity(scans.iter().map(|s| s.requests.len()).sum());
+                for s in scans {
+                    buckets.push_all(&s.decided)?;
+                    requests.extend_from_slice(&s.requests);
+                }
+                touches.fetch_add(requests.len() as u64, Relaxed);
+                answer(self.lower, requests, &best, &longest)?;
+                at = end;
+            }
+            // Settle the window's positions from their counters and answers.
+            let settled: Vec<Settled<S>> = states
+                .par_chunks(CHUNK)
+                .zip(best[..len].par_chunks(CHUNK))
+                .zip(longest[..len].par_chunks(CHUNK))
+                .enumerate()
+                .map(|(c, ((s, b), l))| settle(lo + c * CHUNK, s, b, l))
+                .collect();
+            for s in settled {
+                buckets.push_all(&s.decided)?;
+                tentative.push_all(&[Vec::new(), s.tentative])?;
+                saturated.extend_from_slice(&s.saturated);
+            }
+            self.values.write(lo as u64, &buf[..len])?;
+            (self.progress)(Progress::Initial(len as u64));
+        }
+        saturated.sort_unstable();
+        Ok(true)
+    }
 }
 
 /// What the first half of the initial pass found in a chunk of slots.
@@ -689,6 +897,7 @@ mod tests {
                         round: 3,
                         requests: 5,
                         queue_cap: 2,
+                        checkpoint_every: std::time::Duration::MAX,
                     };
                     let raws = RawLower {
                         tiers: g
@@ -710,6 +919,8 @@ mod tests {
                         &raws,
                         &values,
                         &scratch,
+                        "crumbs",
+                        Start::Fresh,
                         &plan,
                         &|_| {},
                         &|| false,
@@ -731,6 +942,125 @@ mod tests {
                 }
             });
         }
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+
+    /// A tier stopped again and again (in its initial pass, in the middle
+    /// of a level, between levels) and resumed each time from its
+    /// checkpoint comes out as the in-memory solve, counts and touches
+    /// included: with a checkpoint after every level, and with none but
+    /// those made when stopped between levels (where a stop in a level
+    /// leaves the state file several levels past its checkpoint, for the
+    /// undo log to take back).
+    #[test]
+    fn tiers_stopped_anywhere_and_resumed_give_the_in_memory_table() {
+        use std::sync::atomic::AtomicUsize;
+        use std::time::Duration;
+        let scratch = std::env::temp_dir().join(format!("qibase-resume-{}", std::process::id()));
+        let any = crate::games::AnyGame::from_id("cannon-chess-4x4").unwrap();
+        crate::with_game!(any, |g| {
+            let mut done: Vec<(TierKey, Vec<Packed>, RawArray)> = Vec::new();
+            let mut resumes = 0;
+            for t in g.tiers(Some(3)) {
+                let mut lower = Lower::new();
+                for d in g.tier_deps(t) {
+                    lower.add(d, &done.iter().find(|x| x.0 == d).unwrap().1);
+                }
+                let plain = solve_tier(g, t, &lower, &|_| {});
+                let n = g.tier_size(t);
+                let raws = RawLower {
+                    tiers: g
+                        .tier_deps(t)
+                        .into_iter()
+                        .map(|d| (d, &done.iter().find(|x| x.0 == d).unwrap().2))
+                        .collect(),
+                };
+                let name = format!(
+                    "qibase-resume-{}-{}.raw",
+                    std::process::id(),
+                    g.tier_name(t)
+                );
+                let values = RawArray::zeroed(&std::env::temp_dir().join(&name), n).unwrap();
+                for (every, step) in [(Duration::ZERO, 3), (Duration::MAX, 5)] {
+                    let _ = std::fs::remove_dir_all(&scratch);
+                    std::fs::create_dir_all(&scratch).unwrap();
+                    let regions = region_count(n as usize, 3);
+                    let plan = Plan {
+                        shift: 3,
+                        regions,
+                        window_regions: 2,
+                        windows: regions.div_ceil(2),
+                        round: 5,
+                        requests: 5,
+                        queue_cap: 3,
+                        checkpoint_every: every,
+                    };
+                    // How many times a whole solve asks whether to stop,
+                    // and how many of those are in its initial pass.
+                    let asked = AtomicUsize::new(0);
+                    let in_pass = AtomicUsize::new(0);
+                    let count = || asked.fetch_add(1, Relaxed) == usize::MAX;
+                    let levels = |e| {
+                        if matches!(e, Progress::Level(..)) && in_pass.load(Relaxed) == 0 {
+                            in_pass.store(asked.load(Relaxed), Relaxed);
+                        }
+                    };
+                    let start = Start::Fresh;
+                    solve_spilled::<_, u32>(
+                        g, t, &raws, &values, &scratch, "resume", start, &plan, &levels, &count,
+                    )
+                    .unwrap()
+                    .unwrap();
+                    let pass = in_pass.load(Relaxed);
+                    // Stopped at the 5th question (in the initial pass),
+                    // then, once a whole pass has had room, every `step`
+                    // questions.
+                    let mut stops = vec![5];
+                    stops.extend((0..25).map(|k| 6 + pass + k * step));
+                    asked.store(0, Relaxed);
+                    let stop = || stops.contains(&asked.fetch_add(1, Relaxed));
+                    let mut start = Start::Fresh;
+                    let spilled = loop {
+                        let got = solve_spilled::<_, u32>(
+                            g,
+                            t,
+                            &raws,
+                            &values,
+                            &scratch,
+                            "resume",
+                            start,
+                            &plan,
+                            &|_| {},
+                            &stop,
+                        )
+                        .unwrap();
+                        if let Some(s) = got {
+                            break s;
+                        }
+                        start = match checkpoint::load(&scratch, "resume").unwrap() {
+                            Some(c) => {
+                                resumes += 1;
+                                Start::Resume(c)
+                            }
+                            None => Start::Fresh,
+                        };
+                    };
+                    let mut words = vec![0u16; n as usize];
+                    values.read(0, &mut words).unwrap();
+                    let what = format!("tier {} every {every:?} step {step}", g.tier_name(t));
+                    assert!(Packed::vec_from_bits(words) == plain.values, "{what}");
+                    let (a, b) = (&spilled.stats, &plain.stats);
+                    assert_eq!(
+                        (a.wins, a.losses, a.draws, a.unused, a.max_win, a.max_loss),
+                        (b.wins, b.losses, b.draws, b.unused, b.max_win, b.max_loss),
+                        "{what}"
+                    );
+                    assert_eq!(spilled.touches, plain.touches, "{what}");
+                }
+                done.push((t, plain.values, values));
+            }
+            assert!(resumes > 100, "only {resumes} resumes");
+        });
         let _ = std::fs::remove_dir_all(&scratch);
     }
 
