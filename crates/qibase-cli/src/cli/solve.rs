@@ -48,7 +48,7 @@ pub struct SolveArgs {
 
 /// A size in bytes: a number with an optional unit (B, K/KiB, M/MiB,
 /// G/GiB, T/TiB; powers of 1024).
-fn parse_size(s: &str) -> Result<u64, String> {
+pub(super) fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))

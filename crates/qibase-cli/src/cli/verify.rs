@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
 use qibase::game::{Game, Notation, TierKey, Tiers};
-use qibase::solver::{check_tier, Lower};
+use qibase::solver::{check_tier, check_tier_out_of_core, CheckReport, Lower};
 use qibase::tablebase::{game_dir, TierStore};
 use qibase::value::Packed;
 use qibase::with_game;
@@ -27,6 +27,12 @@ pub struct VerifyArgs {
     /// its lower tiers are read but not checked. Default: every tier present.
     #[arg(long = "tier", value_name = "TIER")]
     pub tiers: Vec<String>,
+    /// Hold at most about SIZE of memory (e.g. 16GiB): a tier whose values
+    /// and those of the tiers it reads do not fit is checked out of core,
+    /// its values and theirs copied to scratch files in the tablebase
+    /// directory (2 bytes a slot) and read in batches (docs/out-of-core.md).
+    #[arg(long, value_name = "SIZE", value_parser = super::solve::parse_size)]
+    pub memory: Option<u64>,
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
@@ -105,6 +111,32 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         let mut positions = 0u64;
         for (k, &t) in tiers.iter().enumerate() {
             let name = g.tier_name(t);
+            // Over the budget: checked from scratch files, a window at a time.
+            let held: u64 = std::iter::once(t)
+                .chain(g.tier_deps(t))
+                .map(|d| 2 * g.tier_size(d))
+                .sum();
+            if let Some(budget) = a.memory.filter(|&b| held > b) {
+                cache.clear();
+                let bar = tier_bar(a.quiet, &name, g.tier_size(t));
+                let scratch = game_dir(&a.dir, g.id()).join(".verify");
+                let checked =
+                    check_tier_out_of_core(&store, t, &scratch, budget, 5, &|k| bar.inc(k));
+                let _ = std::fs::remove_dir_all(&scratch);
+                bar.finish_and_clear();
+                match checked {
+                    Ok(report) => {
+                        let (c, b) = print_check(g, t, &name, &report);
+                        positions += c;
+                        problems += b;
+                    }
+                    Err(e) => {
+                        println!("{name:>8}  BAD  {e}");
+                        problems += 1;
+                    }
+                }
+                continue;
+            }
             let values = match store.load_held(t, &mut cache) {
                 Ok(v) => v,
                 Err(e) => {
@@ -130,44 +162,16 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
                 problems += 1;
                 continue;
             }
-            let bar = if a.quiet {
-                ProgressBar::hidden()
-            } else {
-                let b = ProgressBar::new(values.len() as u64);
-                b.set_style(
-                    ProgressStyle::with_template(
-                        "{prefix:>8} [{elapsed_precise}] {bar:30} {pos}/{len} {per_sec} eta {eta}",
-                    )
-                    .unwrap(),
-                );
-                b.set_prefix(name.clone());
-                b
-            };
+            let bar = tier_bar(a.quiet, &name, values.len() as u64);
             let mut deps = Lower::new();
             for (d, v) in &lower {
                 deps.add(*d, v);
             }
             let report = check_tier(g, t, &values, &deps, 5, &|k| bar.inc(k));
             bar.finish_and_clear();
-            let (checked, bad) = (report.checked, report.inconsistent);
-            let examples = report.examples.iter().map(|e| {
-                format!(
-                    "{}: stored {}, expected {}",
-                    g.format_pos(&g.unrank(t, e.index)),
-                    e.stored.map_or("nothing".into(), |v| v.to_string()),
-                    e.expected
-                        .map_or("? (a child has no value)".into(), |v| v.to_string())
-                )
-            });
+            let (checked, bad) = print_check(g, t, &name, &report);
             positions += checked;
             problems += bad;
-            println!(
-                "{name:>8}  {}  {checked} positions checked, {bad} inconsistent",
-                if bad == 0 { "ok " } else { "BAD" }
-            );
-            for e in examples {
-                println!("          {e}");
-            }
             // Keep what later tiers need.
             cache.insert(t, values);
             for (d, v) in lower {
@@ -192,6 +196,42 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         }
         Ok(())
     })
+}
+
+/// A tier's progress bar over `slots` (hidden with `--quiet`).
+fn tier_bar(quiet: bool, name: &str, slots: u64) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::new(slots);
+    b.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>8} [{elapsed_precise}] {bar:30} {pos}/{len} {per_sec} eta {eta}",
+        )
+        .unwrap(),
+    );
+    b.set_prefix(name.to_string());
+    b
+}
+
+/// Print a tier's verdict and its first inconsistencies; returns the
+/// positions checked and the inconsistent ones.
+fn print_check<G: Game>(g: &G, t: TierKey, name: &str, report: &CheckReport) -> (u64, u64) {
+    let (checked, bad) = (report.checked, report.inconsistent);
+    println!(
+        "{name:>8}  {}  {checked} positions checked, {bad} inconsistent",
+        if bad == 0 { "ok " } else { "BAD" }
+    );
+    for e in &report.examples {
+        println!(
+            "          {}: stored {}, expected {}",
+            g.format_pos(&g.unrank(t, e.index)),
+            e.stored.map_or("nothing".into(), |v| v.to_string()),
+            e.expected
+                .map_or("? (a child has no value)".into(), |v| v.to_string())
+        );
+    }
+    (checked, bad)
 }
 
 #[derive(Args, Debug)]

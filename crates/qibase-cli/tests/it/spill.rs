@@ -1,7 +1,8 @@
 //! `qibase solve --memory SIZE`: a solve under a memory budget far below
 //! what its largest tier needs writes the tier files of a solve without
-//! one, byte for byte apart from the recorded timings; a budget too small
-//! for one region, or not a size, is a one-line error and solves nothing.
+//! one, byte for byte apart from the recorded timings, and `verify` under
+//! such a budget says what it says without one; a budget too small for
+//! one region, or not a size, is a one-line error and solves nothing.
 
 use crate::common::{assert_same_tables, qibase, temp_dir};
 
@@ -43,6 +44,25 @@ fn a_solve_under_a_memory_budget_writes_the_tables_of_one_without() {
         assert!(windows.contains(&0), "{table}");
         assert_same_tables(&plain, &spilled, game);
         assert!(!spilled.join(game).join(".spill").exists(), "scratch left");
+        // `verify` under a budget checks the larger tiers out of core,
+        // with the verdicts and counts of the check in memory.
+        let verify = |extra: &[&str]| {
+            let mut args = vec!["verify", game, "--quiet", "--dir", plain.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            let out = qibase(&args);
+            assert!(out.status.success(), "{game} {extra:?}: {out:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            // The tier lines, and the total without its seconds.
+            let lines: Vec<String> = text
+                .lines()
+                .map(|l| l.split(" tier file(s)").next().unwrap().to_string())
+                .collect();
+            lines
+        };
+        let in_memory = verify(&[]);
+        assert!(in_memory.iter().any(|l| l.contains("positions checked")));
+        assert_eq!(verify(&["--memory", "64KiB"]), in_memory, "{game}");
+        assert!(!plain.join(game).join(".verify").exists(), "scratch left");
         let _ = std::fs::remove_dir_all(&plain);
         let _ = std::fs::remove_dir_all(&spilled);
     }

@@ -31,7 +31,7 @@ pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use exchange::{owned_regions, owned_slots, Exchange, SingleProcess};
 pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
-pub use spill::{plan_under_budget, BudgetPlan};
+pub use spill::{check_tier_out_of_core, plan_under_budget, BudgetPlan};
 pub use tier::{
     solve_tier, try_solve_tier, try_solve_tier_shared, try_solve_tier_until, Lower, Progress,
     SolvedTier,

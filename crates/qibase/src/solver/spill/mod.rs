@@ -18,6 +18,7 @@
 //! update), so the smallest budget that can solve a tier is the one whose
 //! window holds one region: [`Plan::for_tier`] says how much that is.
 
+mod check;
 mod checkpoint;
 mod files;
 mod run;
@@ -25,6 +26,7 @@ mod tier;
 
 use std::path::{Path, PathBuf};
 
+pub use check::check_tier_out_of_core;
 pub(super) use files::RawArray;
 pub(super) use run::{human_bytes, solve_tiers_spilled};
 

@@ -213,7 +213,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
 
 /// A raw scratch copy of tier `d`'s values, decoded from its file a
 /// batch of blocks at a time.
-fn raw_from_file<G: Game>(
+pub(super) fn raw_from_file<G: Game>(
     store: &TierStore<G>,
     d: TierKey,
     scratch: &Path,

@@ -630,20 +630,38 @@ pub(in crate::solver) fn scan<G: Tiers, S: Slot>(
     out
 }
 
-/// Answer `requests` from the lower tiers' files: grouped by block, each
-/// block read once, each answer folded into its asker's accumulators
-/// (`best`: the shortest win through a lower-tier loss; `longest`: the
-/// longest lower-tier win, bit 15 set if a child is a draw).
+/// Answer `requests` from the lower tiers' files, each answer folded
+/// into its asker's accumulators (`best`: the shortest win through a
+/// lower-tier loss; `longest`: the longest lower-tier win, bit 15 set if a
+/// child is a draw).
 fn answer(
     lower: &RawLower,
     requests: Vec<Request>,
     best: &[AtomicU16],
     longest: &[AtomicU16],
 ) -> Result<(), TbError> {
+    let tables: Vec<&RawArray> = lower.tiers.iter().map(|&(_, raw)| raw).collect();
+    answer_requests(&tables, requests, |word, at, table, rank| {
+        fold(word, at as usize, best, longest, || {
+            (lower.tiers[table].0, rank)
+        })
+    })
+}
+
+/// Answer `requests` (`table << 56 | rank`, asker) from `tables`: grouped
+/// by block of `1 << LOWER_BLOCK_SHIFT` slots, each block's asked span
+/// read once, and `f(word, asker, table, rank)` called for each (in
+/// parallel, in no set order: what it does must commute). Every rank
+/// must be inside its table.
+pub(in crate::solver) fn answer_requests(
+    tables: &[&RawArray],
+    requests: Vec<Request>,
+    f: impl Fn(u16, u32, usize, u64) + Sync,
+) -> Result<(), TbError> {
     // Block numbers of each table start after the previous table's.
-    let mut first = Vec::with_capacity(lower.tiers.len() + 1);
+    let mut first = Vec::with_capacity(tables.len() + 1);
     first.push(0usize);
-    for (_, raw) in &lower.tiers {
+    for raw in tables {
         let blocks = (raw.len() as usize).div_ceil(1 << LOWER_BLOCK_SHIFT);
         first.push(first.last().unwrap() + blocks);
     }
@@ -673,7 +691,7 @@ fn answer(
         .filter(|&k| starts[k] < starts[k + 1])
         .try_for_each_init(Vec::new, |block: &mut Vec<u16>, k| {
             let table = first.partition_point(|&f| f <= k) - 1;
-            let raw = lower.tiers[table].1;
+            let raw = tables[table];
             // Only the span the requests cover: a sparse batch reads a few
             // words per block, not the whole block.
             let asks = &sorted[starts[k]..starts[k + 1]];
@@ -683,10 +701,8 @@ fn answer(
             block.resize((hi - lo) as usize, 0);
             raw.read(lo, block)?;
             for &(key, at) in asks {
-                let r = (key & ((1 << 56) - 1)) - lo;
-                fold(block[r as usize], at as usize, best, longest, || {
-                    (lower.tiers[table].0, key & ((1 << 56) - 1))
-                });
+                let r = rank(key);
+                f(block[(r - lo) as usize], at, table, r);
             }
             Ok(())
         })
