@@ -77,21 +77,37 @@ pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
 /// A line of play: each move and the position after it.
 pub type Line<G> = Vec<(<G as Rules>::Move, <G as Rules>::Pos)>;
 
-/// Probes positions, loading whole tiers on demand and keeping them.
+/// Tiers of at most this many bytes of values are loaded whole by
+/// [`Probe`]; larger ones are read a block at a time from their files
+/// (the lines of the largest games pass through tiers of 15 GB and more).
+const WHOLE_TIER_BYTES: u64 = 1 << 30;
+
+/// Probes positions, loading whole tiers on demand and keeping them, or,
+/// for tiers over [`WHOLE_TIER_BYTES`], looking them up in their files.
 /// Move values and lines go through [`qibase::analysis`], so the report's
 /// move order and principal variations are the ones `query` shows.
 pub struct Probe<'g, G: Game> {
     g: &'g G,
     store: TierStore<'g, G>,
     cache: RefCell<HashMap<TierKey, Vec<Packed>>>,
+    files: qibase::tablebase::Tablebase<'g, G>,
+    /// Tiers over this many bytes of values are read from their files.
+    whole_tier_bytes: u64,
 }
 
 impl<'g, G: Game> Probe<'g, G> {
     pub fn new(g: &'g G, dir: &Path) -> Self {
+        Probe::with_whole_tier_bytes(g, dir, WHOLE_TIER_BYTES)
+    }
+
+    /// A probe that loads whole only the tiers of at most `limit` bytes.
+    fn with_whole_tier_bytes(g: &'g G, dir: &Path, limit: u64) -> Self {
         Probe {
             g,
             store: TierStore::new(g, dir),
             cache: RefCell::new(HashMap::new()),
+            files: qibase::tablebase::Tablebase::open(g, dir),
+            whole_tier_bytes: limit,
         }
     }
 
@@ -99,6 +115,9 @@ impl<'g, G: Game> Probe<'g, G> {
     pub fn value(&self, p: &G::Pos) -> Result<Value, String> {
         let g = self.g;
         let t = g.tier_of(p);
+        if 2 * g.tier_size(t) > self.whole_tier_bytes {
+            return self.files.probe(p).map_err(|e| e.to_string());
+        }
         let mut cache = self.cache.borrow_mut();
         if let Entry::Vacant(slot) = cache.entry(t) {
             slot.insert(self.store.load(t).map_err(|e| e.to_string())?);
@@ -184,4 +203,45 @@ pub fn generate<G: ReportGame>(g: &G, opts: &ReportOptions) -> Result<Vec<PathBu
         write(name, svg)?;
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qibase::games::AnyGame;
+    use qibase::solver::{solve_game, SolveOptions};
+
+    /// Tiers read from their files give the values, move values and lines
+    /// of tiers loaded whole.
+    #[test]
+    fn probes_of_files_and_of_whole_tiers_agree() {
+        let dir = std::env::temp_dir().join(format!("qibase-probe-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let AnyGame::Weiming(g) = AnyGame::from_id("weiming").unwrap() else {
+            unreachable!()
+        };
+        let opts = SolveOptions {
+            dir: dir.clone(),
+            max_pieces: None,
+            memory: None,
+        };
+        solve_game(&g, &opts, &()).unwrap();
+        let whole = Probe::new(&g, &dir);
+        let files = Probe::with_whole_tier_bytes(&g, &dir, 0);
+        let start = g.start();
+        let line = whole.line(&start, 40).unwrap();
+        assert!(line.len() > 3, "a line to follow");
+        assert_eq!(files.line(&start, 40).unwrap(), line);
+        for (_, p) in
+            std::iter::once((None, start)).chain(line.into_iter().map(|(m, p)| (Some(m), p)))
+        {
+            assert_eq!(files.value(&p).unwrap(), whole.value(&p).unwrap());
+            assert_eq!(
+                files.move_values(&p).unwrap(),
+                whole.move_values(&p).unwrap()
+            );
+        }
+        assert!(!whole.cache.borrow().is_empty() && files.cache.borrow().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
