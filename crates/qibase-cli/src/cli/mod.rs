@@ -78,7 +78,8 @@ impl From<qibase::solver::SolveError> for CliError {
             e @ qibase::solver::SolveError::Stopped { .. } => CliError::failure(e.to_string()),
             e @ (qibase::solver::SolveError::RanksDisagree { .. }
             | qibase::solver::SolveError::MemoryTooSmall { .. }
-            | qibase::solver::SolveError::MemoryWithRanks { .. }) => CliError::input(e.to_string()),
+            | qibase::solver::SolveError::MemoryWithRanks { .. }
+            | qibase::solver::SolveError::CheckpointLeft { .. }) => CliError::input(e.to_string()),
         }
     }
 }

@@ -260,6 +260,16 @@ pub enum SolveError {
         /// The number of ranks.
         ranks: usize,
     },
+    /// A solve without a memory budget found the checkpoint of an
+    /// out-of-core solve of tier `tier` in `dir`: hours of work that only a
+    /// solve with a budget resumes, and that a solve without one would
+    /// leave on the disk.
+    CheckpointLeft {
+        /// The tier the checkpoint is of.
+        tier: String,
+        /// The scratch directory holding it.
+        dir: PathBuf,
+    },
     /// The ranks of a solve were not all asked for the same solve: the
     /// variant, the subset or the directory differ from rank 0's.
     RanksDisagree {
@@ -297,6 +307,11 @@ impl std::fmt::Display for SolveError {
                 f,
                 "a memory budget cannot be combined with {ranks} MPI ranks yet: run the solve in one process, or without a budget"
             ),
+            SolveError::CheckpointLeft { tier, dir } => write!(
+                f,
+                "{}: an interrupted out-of-core solve left a checkpoint of tier {tier} there; resume it with the same --memory, or remove the directory to solve without a budget",
+                dir.display()
+            ),
             SolveError::RanksDisagree { first, here } if first == here => write!(
                 f,
                 "the ranks of this solve disagree: another rank is not solving what rank 0 solves ({first})"
@@ -317,7 +332,8 @@ impl std::error::Error for SolveError {
             SolveError::Stopped { .. }
             | SolveError::RanksDisagree { .. }
             | SolveError::MemoryTooSmall { .. }
-            | SolveError::MemoryWithRanks { .. } => None,
+            | SolveError::MemoryWithRanks { .. }
+            | SolveError::CheckpointLeft { .. } => None,
         }
     }
 }
@@ -393,6 +409,12 @@ pub fn solve_game_shared<G: Game>(
         }
         spill::solve_tiers_spilled(g, opts, budget, observer, &mut reports)?;
         return Ok(reports);
+    }
+    if let Some(tier) = spill::checkpoint_in(g, opts) {
+        return Err(SolveError::CheckpointLeft {
+            tier,
+            dir: spill::scratch_dir(g, opts),
+        });
     }
     if ex.ranks() > 1 {
         sliced::solve_tiers_sliced(g, opts, observer, ex, &mut reports)?;
@@ -659,6 +681,84 @@ mod tests {
         fn should_stop(&self) -> bool {
             self.levels.load(Ordering::Relaxed) >= 3
         }
+    }
+
+    /// Asks to stop at the `at`-th level of tier `tier`, and counts the
+    /// resumes it is told of.
+    struct StopInTierLevels {
+        tier: String,
+        at: usize,
+        current: std::sync::Mutex<String>,
+        levels: AtomicUsize,
+        resumed: std::sync::Mutex<Vec<(String, u64)>>,
+    }
+
+    impl SolveObserver for StopInTierLevels {
+        fn tier_started(&self, name: &str, _: u64) {
+            *self.current.lock().unwrap() = name.to_string();
+        }
+        fn tier_resumed(&self, name: &str, level: u64) {
+            self.resumed.lock().unwrap().push((name.to_string(), level));
+        }
+        fn level(&self, _: u16, _: u64) {
+            if *self.current.lock().unwrap() == self.tier {
+                self.levels.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        fn should_stop(&self) -> bool {
+            self.levels.load(Ordering::Relaxed) >= self.at
+        }
+    }
+
+    /// An out-of-core solve stopped between two levels of a tier leaves a
+    /// checkpoint there; a solve without a budget refuses to start beside
+    /// it (naming it), and the same solve with the budget resumes the tier
+    /// at that level and writes the tables of a solve in one go.
+    #[test]
+    fn an_out_of_core_solve_stopped_in_a_tier_resumes_at_its_level() {
+        let AnyGame::CannonChess(g) = AnyGame::from_id("cannon-chess").unwrap() else {
+            unreachable!()
+        };
+        let dir = std::env::temp_dir().join(format!("qibase-ckpt-solve-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let tiers = g.tiers(Some(3));
+        let last = g.tier_name(*tiers.last().unwrap());
+        let opts = SolveOptions {
+            dir: dir.clone(),
+            max_pieces: Some(3),
+            memory: Some(64 << 10),
+        };
+        let stop = |at: usize| StopInTierLevels {
+            tier: last.clone(),
+            at,
+            current: Default::default(),
+            levels: AtomicUsize::new(0),
+            resumed: Default::default(),
+        };
+        let first = stop(4);
+        match solve_game(&g, &opts, &first) {
+            Err(SolveError::Stopped { next }) => assert_eq!(next, last),
+            other => panic!("expected a stop in tier {last}: {:?}", other.map(|_| ())),
+        }
+        let no_budget = SolveOptions {
+            memory: None,
+            ..opts.clone()
+        };
+        let e = solve_game(&g, &no_budget, &()).unwrap_err();
+        assert!(
+            matches!(&e, SolveError::CheckpointLeft { tier, .. } if *tier == last),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("resume it with the same --memory"),
+            "{e}"
+        );
+        let second = stop(usize::MAX);
+        solve_game(&g, &opts, &second).unwrap();
+        assert_eq!(*second.resumed.lock().unwrap(), vec![(last.clone(), 4)]);
+        assert_files_equal_a_solve_in_memory(&g, &TierStore::new(&g, &dir), 3);
+        assert!(spill::checkpoint_in(&g, &opts).is_none(), "checkpoint left");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -162,6 +162,26 @@ pub(super) fn in_memory_tuning(budget: u64) -> Tuning {
     }
 }
 
+/// The scratch directory of an out-of-core solve of `g` under `opts`
+/// (`DIR/GAME/.spill`).
+pub(super) fn scratch_dir<G: crate::game::Game>(g: &G, opts: &super::SolveOptions) -> PathBuf {
+    crate::tablebase::game_dir(&opts.dir, g.id()).join(".spill")
+}
+
+/// The tier whose checkpoint an interrupted out-of-core solve of `g`
+/// left, if any.
+pub(super) fn checkpoint_in<G: crate::game::Game>(
+    g: &G,
+    opts: &super::SolveOptions,
+) -> Option<String> {
+    let dir = scratch_dir(g, opts);
+    std::fs::read_dir(&dir).ok()?.find_map(|e| {
+        let name = e.ok()?.file_name().into_string().ok()?;
+        let tier = name.strip_suffix(".work")?;
+        checkpoint::exists(&dir.join(&name)).then(|| tier.to_string())
+    })
+}
+
 /// The directory of a solve's scratch files. What an earlier solve left
 /// there is removed, except a tier's checkpoint (its `<tier>.work`
 /// directory with a level record) and that tier's state file
