@@ -177,6 +177,9 @@ fn read_record<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, T
 
 /// Bytes of an undo record's header: epoch, first word, words.
 const UNDO_HEADER: usize = 24;
+/// Words an undo record holds at most: records are read and written
+/// through buffers of this size, whatever the windows' size.
+const UNDO_RECORD_WORDS: u64 = 1 << 22;
 
 /// The words of the raw file's regions as they were at the last
 /// checkpoint, for those overwritten since.
@@ -227,8 +230,11 @@ impl UndoLog {
                 r += 1;
                 continue;
             }
+            // A run of unsaved regions, cut to the record's size.
+            let most = (UNDO_RECORD_WORDS >> shift).max(1) as usize;
             let end = r + self.saved[r..regions.end]
                 .iter()
+                .take(most)
                 .take_while(|&&s| !s)
                 .count();
             let (lo, hi) = (((r as u64) << shift).min(n), ((end as u64) << shift).min(n));
@@ -280,47 +286,60 @@ impl UndoLog {
 }
 
 /// Write the words of checkpoint `epoch` saved in the undo log at `path`
-/// back into `raw`, earliest last (so the checkpoint's words win), and
-/// sync it. Records of other epochs (left when a checkpoint was made but
-/// the log not yet emptied) and a torn last record (its region was never
-/// overwritten: the log is synced first) are skipped. Returns the words
-/// restored.
+/// back into `raw`, and sync it. The records of one checkpoint cover
+/// distinct regions (each is saved once), so their order does not matter
+/// and they are read one at a time. Records of other epochs (left when a
+/// checkpoint was made but the log not yet emptied) are skipped, and so
+/// is a torn last record (its region was never overwritten: the log is
+/// synced first). Returns the words restored.
 pub(super) fn replay(path: &Path, raw: &RawArray, epoch: u64) -> Result<u64, TbError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    let file = match File::open(path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(TbError::io(path, "cannot read undo log", e)),
     };
-    let mut records = Vec::new();
-    let mut at = 0usize;
-    while at + UNDO_HEADER <= bytes.len() {
-        let word =
-            |k: usize| u64::from_le_bytes(bytes[at + 8 * k..at + 8 * k + 8].try_into().unwrap());
-        let (e, lo, len) = (word(0), word(1), word(2));
-        let Some(size) = (len as usize)
-            .checked_mul(2)
-            .and_then(|b| b.checked_add(UNDO_HEADER + 8))
-            .filter(|&s| at + s <= bytes.len())
-        else {
+    let size = file
+        .metadata()
+        .map_err(|e| TbError::io(path, "cannot read undo log", e))?
+        .len();
+    let read = |at: u64, buf: &mut [u8]| {
+        file.read_exact_at(buf, at)
+            .map_err(|e| TbError::io(path, "cannot read undo log", e))
+    };
+    let mut restored = 0;
+    let mut at = 0u64;
+    let mut rec = Vec::new();
+    let mut words = Vec::new();
+    while at + UNDO_HEADER as u64 <= size {
+        let mut header = [0u8; UNDO_HEADER];
+        read(at, &mut header)?;
+        let field = |k: usize| u64::from_le_bytes(header[8 * k..8 * k + 8].try_into().unwrap());
+        let (e, lo, len) = (field(0), field(1), field(2));
+        let whole = UNDO_HEADER as u64 + 2 * len + 8;
+        if len > UNDO_RECORD_WORDS || at + whole > size {
             break;
-        };
-        let body = &bytes[at..at + size - 8];
-        let sum = u64::from_le_bytes(bytes[at + size - 8..at + size].try_into().unwrap());
-        if xxh3_64(body) != sum || lo.checked_add(len).is_none_or(|h| h > raw.len()) {
+        }
+        rec.clear();
+        rec.extend_from_slice(&header);
+        rec.resize(whole as usize, 0);
+        read(at + UNDO_HEADER as u64, &mut rec[UNDO_HEADER..])?;
+        let (body, sum) = rec.split_at(rec.len() - 8);
+        if xxh3_64(body) != u64::from_le_bytes(sum.try_into().unwrap())
+            || lo.checked_add(len).is_none_or(|h| h > raw.len())
+        {
             break;
         }
         if e == epoch {
-            records.push((lo, &body[UNDO_HEADER..]));
+            words.clear();
+            words.extend(
+                body[UNDO_HEADER..]
+                    .chunks_exact(2)
+                    .map(|w| u16::from_le_bytes([w[0], w[1]])),
+            );
+            raw.write(lo, &words)?;
+            restored += len;
         }
-        at += size;
-    }
-    let mut restored = 0;
-    let mut words = Vec::new();
-    for &(lo, b) in records.iter().rev() {
-        words.clear();
-        words.extend(b.chunks_exact(2).map(|w| u16::from_le_bytes([w[0], w[1]])));
-        raw.write(lo, &words)?;
-        restored += words.len() as u64;
+        at += whole;
     }
     raw.sync()?;
     Ok(restored)
