@@ -395,6 +395,12 @@ pub fn info(a: &InfoArgs) -> CliResult {
                 }
             );
         }
+        if let Some((tier, level)) = qibase::solver::interrupted_solve(g, &a.dir) {
+            println!(
+                "tier {tier} is being solved out of core: its last checkpoint is at level {level} (`qibase solve {} --memory SIZE` resumes it there)",
+                g.id()
+            );
+        }
         if bad > 0 {
             return Err(CliError::failure(format!("{bad} tier file(s) unreadable")));
         }

@@ -31,7 +31,7 @@ pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use exchange::{owned_regions, owned_slots, Exchange, SingleProcess};
 pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
-pub use spill::{check_tier_out_of_core, plan_under_budget, BudgetPlan};
+pub use spill::{check_tier_out_of_core, interrupted_solve, plan_under_budget, BudgetPlan};
 pub use tier::{
     solve_tier, try_solve_tier, try_solve_tier_shared, try_solve_tier_until, Lower, Progress,
     SolvedTier,
@@ -740,6 +740,7 @@ mod tests {
             Err(SolveError::Stopped { next }) => assert_eq!(next, last),
             other => panic!("expected a stop in tier {last}: {:?}", other.map(|_| ())),
         }
+        assert_eq!(interrupted_solve(&g, &dir), Some((last.clone(), 4)));
         let no_budget = SolveOptions {
             memory: None,
             ..opts.clone()
@@ -757,7 +758,7 @@ mod tests {
         solve_game(&g, &opts, &second).unwrap();
         assert_eq!(*second.resumed.lock().unwrap(), vec![(last.clone(), 4)]);
         assert_files_equal_a_solve_in_memory(&g, &TierStore::new(&g, &dir), 3);
-        assert!(spill::checkpoint_in(&g, &opts).is_none(), "checkpoint left");
+        assert!(interrupted_solve(&g, &dir).is_none(), "checkpoint left");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -94,6 +94,15 @@ pub(in crate::solver) fn load(work: &Path, tier: &str) -> Result<Option<Checkpoi
     Ok(Some(Checkpoint { start, level }))
 }
 
+/// The level a checkpoint in `work` resumes at, if it has a readable one.
+pub(in crate::solver) fn next_level(work: &Path) -> Option<u64> {
+    Some(
+        read_record::<LevelRecord>(&work.join(LEVEL))
+            .ok()??
+            .next_level,
+    )
+}
+
 /// Whether `work` holds a level record (a checkpoint worth keeping).
 pub(in crate::solver) fn exists(work: &Path) -> bool {
     work.join(LEVEL).is_file() && work.join(START).is_file()

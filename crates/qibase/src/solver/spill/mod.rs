@@ -182,6 +182,19 @@ pub(super) fn checkpoint_in<G: crate::game::Game>(
     })
 }
 
+/// The tier an interrupted out-of-core solve of `g` in `dir` left a
+/// checkpoint of, and the level it resumes at (what `qibase info` shows).
+pub fn interrupted_solve<G: crate::game::Game>(g: &G, dir: &Path) -> Option<(String, u64)> {
+    let opts = super::SolveOptions {
+        dir: dir.to_path_buf(),
+        max_pieces: None,
+        memory: None,
+    };
+    let tier = checkpoint_in(g, &opts)?;
+    let level = checkpoint::next_level(&scratch_dir(g, &opts).join(format!("{tier}.work")))?;
+    Some((tier, level))
+}
+
 /// The directory of a solve's scratch files. What an earlier solve left
 /// there is removed, except a tier's checkpoint (its `<tier>.work`
 /// directory with a level record) and that tier's state file
