@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::files::RawArray;
-use super::tier::{answer_requests, Request};
+use super::tier::{answer_requests, fold_known, Request, DRAW_SEEN};
 use crate::game::{TierKey, Tiers};
 use crate::solver::check::{CheckReport, Inconsistency};
 use crate::solver::tier::CHUNK;
@@ -36,9 +36,6 @@ const WINDOW_BYTES_PER_SLOT: u64 = 9;
 const BYTES_PER_REQUEST: u64 = 24;
 /// Requests expected per position, to size the batches of positions.
 const REQUESTS_PER_SLOT: u64 = 16;
-
-/// The bit of `longest` that says a child is a draw.
-const DRAW_SEEN: u16 = 0x8000;
 
 /// What a slot of the window is: not a position, ended by its rule (the
 /// rule's packed value beside it), a position without moves, or one whose
@@ -140,20 +137,8 @@ pub(in crate::solver) fn check_raw<G: Tiers>(
                 requests.extend(asked);
             }
             answer_requests(&raws, requests, |word, asker, _, _| {
-                let a = asker as usize;
-                match Packed::from_bits(word).value() {
-                    Some(Value::Loss(r)) => {
-                        best[a].fetch_min(r + 1, Relaxed);
-                    }
-                    Some(Value::Draw) => {
-                        longest[a].fetch_or(DRAW_SEEN, Relaxed);
-                    }
-                    Some(Value::Win(r)) => {
-                        let _ = longest[a].fetch_update(Relaxed, Relaxed, |old| {
-                            (old & !DRAW_SEEN < r).then_some(old & DRAW_SEEN | r)
-                        });
-                    }
-                    None => missing[a].store(true, Relaxed),
+                if !fold_known(word, asker as usize, &best, &longest) {
+                    missing[asker as usize].store(true, Relaxed);
                 }
             })?;
             at = end;

@@ -719,6 +719,21 @@ pub(in crate::solver) fn fold(
     longest: &[AtomicU16],
     which: impl Fn() -> (TierKey, u64),
 ) {
+    if !fold_known(word, at, best, longest) {
+        let (t, i) = which();
+        panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
+    }
+}
+
+/// [`fold`] for a word that may hold no value: `false` (nothing folded)
+/// if it holds none.
+#[inline]
+pub(in crate::solver) fn fold_known(
+    word: u16,
+    at: usize,
+    best: &[AtomicU16],
+    longest: &[AtomicU16],
+) -> bool {
     match Packed::from_bits(word).value() {
         Some(Value::Loss(r)) => {
             best[at].fetch_min(r + 1, Relaxed);
@@ -731,15 +746,13 @@ pub(in crate::solver) fn fold(
                 (old & !DRAW_SEEN < r).then_some(old & DRAW_SEEN | r)
             });
         }
-        None => {
-            let (t, i) = which();
-            panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
-        }
+        None => return false,
     }
+    true
 }
 
 /// The bit of an accumulator of longest wins that says a child is a draw.
-const DRAW_SEEN: u16 = 0x8000;
+pub(in crate::solver) const DRAW_SEEN: u16 = 0x8000;
 
 /// What settling a chunk of a window found.
 pub(in crate::solver) struct Settled<S> {
