@@ -298,11 +298,12 @@ pub fn print_budget(e: &Estimate, budget: u64) {
             BudgetPlan::InMemory => "in memory".to_string(),
             BudgetPlan::OutOfCore { windows } => {
                 spilled += 1;
-                // The tier's state, its undo log (at most as large: see
-                // docs/out-of-core.md, *Checkpoints*) and the raw values
-                // of its lower tiers, 2 bytes a slot; the runs and queues
-                // come on top.
-                scratch = scratch.max(2 * (2 * t.slots + t.dep_slots));
+                // The tier's state, 2 bytes a slot, beside the raw values
+                // of its lower tiers in the initial pass and beside its
+                // undo log (at most as large: see docs/out-of-core.md,
+                // *Checkpoints*) in the levels, which read no lower tier;
+                // the runs and queues come on top.
+                scratch = scratch.max(2 * (t.slots + t.slots.max(t.dep_slots)));
                 format!("out of core, {windows} windows")
             }
             BudgetPlan::TooSmall { need, .. } => {

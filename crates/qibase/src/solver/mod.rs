@@ -691,6 +691,10 @@ mod tests {
         current: std::sync::Mutex<String>,
         levels: AtomicUsize,
         resumed: std::sync::Mutex<Vec<(String, u64)>>,
+        /// The scratch directory, and the raw files seen in it during
+        /// the levels of `tier`.
+        spill: std::path::PathBuf,
+        raws_in_levels: std::sync::Mutex<std::collections::BTreeSet<String>>,
     }
 
     impl SolveObserver for StopInTierLevels {
@@ -703,6 +707,13 @@ mod tests {
         fn level(&self, _: u16, _: u64) {
             if *self.current.lock().unwrap() == self.tier {
                 self.levels.fetch_add(1, Ordering::Relaxed);
+                let mut seen = self.raws_in_levels.lock().unwrap();
+                for e in std::fs::read_dir(&self.spill).unwrap() {
+                    let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                    if name.ends_with(".raw") {
+                        seen.insert(name);
+                    }
+                }
             }
         }
         fn should_stop(&self) -> bool {
@@ -713,7 +724,9 @@ mod tests {
     /// An out-of-core solve stopped between two levels of a tier leaves a
     /// checkpoint there; a solve without a budget refuses to start beside
     /// it (naming it), and the same solve with the budget resumes the tier
-    /// at that level and writes the tables of a solve in one go.
+    /// at that level and writes the tables of a solve in one go. The last
+    /// tier's levels, fresh or resumed, have no lower tier's raw file
+    /// beside them: only the initial pass reads those.
     #[test]
     fn an_out_of_core_solve_stopped_in_a_tier_resumes_at_its_level() {
         let AnyGame::CannonChess(g) = AnyGame::from_id("cannon-chess").unwrap() else {
@@ -734,13 +747,17 @@ mod tests {
             current: Default::default(),
             levels: AtomicUsize::new(0),
             resumed: Default::default(),
+            spill: spill::scratch_dir(&g, &opts),
+            raws_in_levels: Default::default(),
         };
+        let only_its_own = std::collections::BTreeSet::from([format!("{last}.raw")]);
         let first = stop(4);
         match solve_game(&g, &opts, &first) {
             Err(SolveError::Stopped { next }) => assert_eq!(next, last),
             other => panic!("expected a stop in tier {last}: {:?}", other.map(|_| ())),
         }
         assert_eq!(interrupted_solve(&g, &dir), Some((last.clone(), 4)));
+        assert_eq!(*first.raws_in_levels.lock().unwrap(), only_its_own);
         let no_budget = SolveOptions {
             memory: None,
             ..opts.clone()
@@ -757,6 +774,7 @@ mod tests {
         let second = stop(usize::MAX);
         solve_game(&g, &opts, &second).unwrap();
         assert_eq!(*second.resumed.lock().unwrap(), vec![(last.clone(), 4)]);
+        assert_eq!(*second.raws_in_levels.lock().unwrap(), only_its_own);
         assert_files_equal_a_solve_in_memory(&g, &TierStore::new(&g, &dir), 3);
         assert!(interrupted_solve(&g, &dir).is_none(), "checkpoint left");
         let _ = std::fs::remove_dir_all(&dir);

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::{
@@ -81,7 +82,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
     let game_dir = game_dir.parent().unwrap_or(Path::new("."));
     let scratch = Scratch::new(game_dir.join(".spill"))?;
     // Raw values of finished tiers still needed by later ones.
-    let mut raws: HashMap<TierKey, RawArray> = HashMap::new();
+    let mut raws: HashMap<TierKey, Arc<RawArray>> = HashMap::new();
     for (pos, &t) in tiers.iter().enumerate() {
         let name = g.tier_name(t);
         let path = store.path(t);
@@ -97,9 +98,29 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         }
         let still_needed = deps_of(g, &tiers[pos..]);
         raws.retain(|k, _| still_needed.contains(k));
-        for d in g.tier_deps(t) {
-            if let std::collections::hash_map::Entry::Vacant(e) = raws.entry(d) {
-                e.insert(raw_from_file(&store, d, scratch.path())?);
+        let work = scratch.work(&name);
+        let identity = format!(
+            "{} {} {:016x} {name} {slots}",
+            g.id(),
+            g.variant_spec(),
+            g.rules_hash()
+        );
+        // An earlier solve's checkpoint of this tier, with its state file,
+        // is resumed from; anything else starts over. A checkpoint is past
+        // the initial pass, the only reader of the lower tiers: a resume
+        // makes none of their raw files.
+        let resumed = match plans[pos] {
+            Some(_) => match checkpoint::load(&work, &identity)? {
+                Some(c) => RawArray::open(&scratch.raw(&name), slots)?.map(|raw| (raw, c)),
+                None => None,
+            },
+            None => None,
+        };
+        if resumed.is_none() {
+            for d in g.tier_deps(t) {
+                if let std::collections::hash_map::Entry::Vacant(e) = raws.entry(d) {
+                    e.insert(Arc::new(raw_from_file(&store, d, scratch.path())?));
+                }
             }
         }
         observer.tier_started(&name, slots);
@@ -132,22 +153,6 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
                 (raw, solved.stats, solved.touches)
             }
             Some(plan) => {
-                let lower = RawLower {
-                    tiers: g.tier_deps(t).into_iter().map(|d| (d, &raws[&d])).collect(),
-                };
-                let work = scratch.work(&name);
-                let identity = format!(
-                    "{} {} {:016x} {name} {slots}",
-                    g.id(),
-                    g.variant_spec(),
-                    g.rules_hash()
-                );
-                // An earlier solve's checkpoint of this tier, with its
-                // state file, is resumed from; anything else starts over.
-                let resumed = match checkpoint::load(&work, &identity)? {
-                    Some(c) => RawArray::open(&raw_path, slots)?.map(|raw| (raw, c)),
-                    None => None,
-                };
                 let (mut raw, start) = match resumed {
                     Some((raw, c)) => {
                         observer.tier_resumed(&name, c.level.next_level);
@@ -157,18 +162,36 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
                         scratch.discard(&name);
                         std::fs::create_dir_all(&work)
                             .map_err(|e| TbError::io(&work, "cannot create spill directory", e))?;
-                        (RawArray::zeroed(&raw_path, slots)?, Start::Fresh)
+                        // The lower tiers no later tier reads are handed
+                        // over whole: the solve deletes their raw files
+                        // once its initial pass is done with them.
+                        let later = deps_of(g, &tiers[pos + 1..]);
+                        let lower = RawLower {
+                            tiers: g
+                                .tier_deps(t)
+                                .into_iter()
+                                .map(|d| {
+                                    let raw = if later.contains(&d) {
+                                        raws[&d].clone()
+                                    } else {
+                                        raws.remove(&d).expect("made above")
+                                    };
+                                    (d, raw)
+                                })
+                                .collect(),
+                        };
+                        (RawArray::zeroed(&raw_path, slots)?, Start::Fresh(lower))
                     }
                 };
                 // Kept if the solve stops: a checkpoint refers to it.
                 raw.keep_on_drop(true);
                 let solved = if slots <= <u32 as Slot>::MAX_SLOTS {
                     solve_spilled::<G, u32>(
-                        g, t, &lower, &raw, &work, &identity, start, &plan, &progress, &stop,
+                        g, t, &raw, &work, &identity, start, &plan, &progress, &stop,
                     )
                 } else {
                     solve_spilled::<G, u64>(
-                        g, t, &lower, &raw, &work, &identity, start, &plan, &progress, &stop,
+                        g, t, &raw, &work, &identity, start, &plan, &progress, &stop,
                     )
                 };
                 let Some(solved) = solved? else {
@@ -205,7 +228,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         r.stats.write_seconds = w0.elapsed().as_secs_f64();
         r.write_wait_seconds = r.stats.write_seconds;
         if deps_of(g, &tiers[pos + 1..]).contains(&t) {
-            raws.insert(t, raw);
+            raws.insert(t, Arc::new(raw));
         }
     }
     Ok(())

@@ -21,7 +21,7 @@
 //! solve, so the table is identical (tests check it on tiny budgets).
 
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -47,9 +47,10 @@ const LOWER_BLOCK_SHIFT: u32 = 13;
 /// batches (a batch may hold more: the budget has slack for it).
 const REQUESTS_PER_SLOT: usize = 4;
 
-/// A lower tier's values, as a raw file.
-pub(in crate::solver) struct RawLower<'a> {
-    pub tiers: Vec<(TierKey, &'a RawArray)>,
+/// The lower tiers' values, as raw files. Shared with the tiers solved
+/// later that read them too; the last holder of one deletes its file.
+pub(in crate::solver) struct RawLower {
+    pub tiers: Vec<(TierKey, Arc<RawArray>)>,
 }
 
 /// What an out-of-core solve of a tier leaves: its values in `values`'
@@ -124,11 +125,13 @@ fn dirty_runs(dirty: &[bool]) -> Vec<(usize, usize)> {
 /// A lower-tier request: `(table << 56 | rank, slot offset in the window)`.
 pub(in crate::solver) type Request = (u64, u32);
 
-/// Where an out-of-core tier starts: from nothing, or from the
-/// checkpoint an interrupted solve left (its state file `values` as the
-/// checkpoint left it, apart from regions the undo log restores).
+/// Where an out-of-core tier starts: from nothing, with the lower tiers
+/// its initial pass reads, or from the checkpoint an interrupted solve
+/// left (its state file `values` as the checkpoint left it, apart from
+/// regions the undo log restores). Only the initial pass reads the lower
+/// tiers, and every checkpoint is past it: a resume needs none of them.
 pub(in crate::solver) enum Start {
-    Fresh,
+    Fresh(RawLower),
     Resume(Checkpoint),
 }
 
@@ -141,7 +144,6 @@ pub(in crate::solver) enum Start {
 pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
     g: &G,
     t: TierKey,
-    lower: &RawLower,
     values: &RawArray,
     work: &std::path::Path,
     identity: &str,
@@ -162,7 +164,7 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
 
     let (mut tentative, saturated, touches, mut level, mut epoch, mut decided, held_window) =
         match start {
-            Start::Fresh => {
+            Start::Fresh(lower) => {
                 checkpoint::forget(work)?;
                 let mut tentative = SpillQueue::<S>::new(&tentative_path, plan.queue_cap)?;
                 let mut saturated = Vec::new();
@@ -170,7 +172,7 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
                 let pass = InitialPass {
                     g,
                     t,
-                    lower,
+                    lower: &lower,
                     values,
                     plan,
                     progress,
@@ -207,6 +209,10 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
                         propagate_seconds: 0.0,
                     },
                 )?;
+                // The levels read no lower tier: the raw files of those no
+                // later tier reads go now (k11's 10.5 GB while tier k12 of
+                // the 6x5 two-cannons runs its levels).
+                drop(lower);
                 // The initial pass leaves its last window in `buf`, written.
                 let held = plan.windows.checked_sub(1);
                 (tentative, start.saturated, touches, 0, 0, 0, held)
@@ -483,7 +489,7 @@ fn requeue<S: Slot>(
 struct InitialPass<'a, G: Tiers> {
     g: &'a G,
     t: TierKey,
-    lower: &'a RawLower<'a>,
+    lower: &'a RawLower,
     values: &'a RawArray,
     plan: &'a Plan,
     progress: &'a (dyn Fn(Progress) + Sync),
@@ -509,7 +515,7 @@ impl<G: Tiers> InitialPass<'_, G> {
         best.resize_with(buf.len(), || AtomicU16::new(u16::MAX));
         longest.resize_with(buf.len(), || AtomicU16::new(0));
         let batch_slots = (plan.requests / REQUESTS_PER_SLOT).max(CHUNK);
-        let tables: Vec<TierKey> = self.lower.tiers.iter().map(|&(k, _)| k).collect();
+        let tables: Vec<TierKey> = self.lower.tiers.iter().map(|(k, _)| *k).collect();
         for w in 0..plan.windows {
             if (self.stop)() {
                 return Ok(false);
@@ -640,7 +646,7 @@ fn answer(
     best: &[AtomicU16],
     longest: &[AtomicU16],
 ) -> Result<(), TbError> {
-    let tables: Vec<&RawArray> = lower.tiers.iter().map(|&(_, raw)| raw).collect();
+    let tables: Vec<&RawArray> = lower.tiers.iter().map(|(_, raw)| &**raw).collect();
     answer_requests(&tables, requests, |word, at, table, rank| {
         fold(word, at as usize, best, longest, || {
             (lower.tiers[table].0, rank)
@@ -907,7 +913,7 @@ mod tests {
         ] {
             let any = crate::games::AnyGame::from_id(id).unwrap();
             crate::with_game!(any, |g| {
-                let mut done: Vec<(TierKey, Vec<Packed>, RawArray)> = Vec::new();
+                let mut done: Vec<(TierKey, Vec<Packed>, Arc<RawArray>)> = Vec::new();
                 for t in g.tiers(Some(max)) {
                     let _ = std::fs::remove_dir_all(&scratch);
                     std::fs::create_dir_all(&scratch).unwrap();
@@ -932,7 +938,7 @@ mod tests {
                         tiers: g
                             .tier_deps(t)
                             .into_iter()
-                            .map(|d| (d, &done.iter().find(|x| x.0 == d).unwrap().2))
+                            .map(|d| (d, done.iter().find(|x| x.0 == d).unwrap().2.clone()))
                             .collect(),
                     };
                     // Beside the scratch directory, which each tier empties.
@@ -945,11 +951,10 @@ mod tests {
                     let spilled = solve_spilled::<_, u64>(
                         g,
                         t,
-                        &raws,
                         &values,
                         &scratch,
                         "crumbs",
-                        Start::Fresh,
+                        Start::Fresh(raws),
                         &plan,
                         &|_| {},
                         &|| false,
@@ -967,7 +972,7 @@ mod tests {
                         "{what}"
                     );
                     assert_eq!(spilled.touches, plain.touches, "{what}");
-                    done.push((t, plain.values, values));
+                    done.push((t, plain.values, Arc::new(values)));
                 }
             });
         }
@@ -988,7 +993,7 @@ mod tests {
         let scratch = std::env::temp_dir().join(format!("qibase-resume-{}", std::process::id()));
         let any = crate::games::AnyGame::from_id("cannon-chess-4x4").unwrap();
         crate::with_game!(any, |g| {
-            let mut done: Vec<(TierKey, Vec<Packed>, RawArray)> = Vec::new();
+            let mut done: Vec<(TierKey, Vec<Packed>, Arc<RawArray>)> = Vec::new();
             let mut resumes = 0;
             for t in g.tiers(Some(3)) {
                 let mut lower = Lower::new();
@@ -997,11 +1002,11 @@ mod tests {
                 }
                 let plain = solve_tier(g, t, &lower, &|_| {});
                 let n = g.tier_size(t);
-                let raws = RawLower {
+                let raws = || RawLower {
                     tiers: g
                         .tier_deps(t)
                         .into_iter()
-                        .map(|d| (d, &done.iter().find(|x| x.0 == d).unwrap().2))
+                        .map(|d| (d, done.iter().find(|x| x.0 == d).unwrap().2.clone()))
                         .collect(),
                 };
                 let name = format!(
@@ -1034,9 +1039,9 @@ mod tests {
                             in_pass.store(asked.load(Relaxed), Relaxed);
                         }
                     };
-                    let start = Start::Fresh;
+                    let start = Start::Fresh(raws());
                     solve_spilled::<_, u32>(
-                        g, t, &raws, &values, &scratch, "resume", start, &plan, &levels, &count,
+                        g, t, &values, &scratch, "resume", start, &plan, &levels, &count,
                     )
                     .unwrap()
                     .unwrap();
@@ -1048,12 +1053,11 @@ mod tests {
                     stops.extend((0..25).map(|k| 6 + pass + k * step));
                     asked.store(0, Relaxed);
                     let stop = || stops.contains(&asked.fetch_add(1, Relaxed));
-                    let mut start = Start::Fresh;
+                    let mut start = Start::Fresh(raws());
                     let spilled = loop {
                         let got = solve_spilled::<_, u32>(
                             g,
                             t,
-                            &raws,
                             &values,
                             &scratch,
                             "resume",
@@ -1071,7 +1075,7 @@ mod tests {
                                 resumes += 1;
                                 Start::Resume(c)
                             }
-                            None => Start::Fresh,
+                            None => Start::Fresh(raws()),
                         };
                     };
                     let mut words = vec![0u16; n as usize];
@@ -1086,7 +1090,7 @@ mod tests {
                     );
                     assert_eq!(spilled.touches, plain.touches, "{what}");
                 }
-                done.push((t, plain.values, values));
+                done.push((t, plain.values, Arc::new(values)));
             }
             assert!(resumes > 100, "only {resumes} resumes");
         });
