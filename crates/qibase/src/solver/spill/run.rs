@@ -99,6 +99,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         let still_needed = deps_of(g, &tiers[pos..]);
         raws.retain(|k, _| still_needed.contains(k));
         let work = scratch.work(&name);
+        let raw_path = scratch.raw(&name);
         let identity = format!(
             "{} {} {:016x} {name} {slots}",
             g.id(),
@@ -111,7 +112,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         // makes none of their raw files.
         let resumed = match plans[pos] {
             Some(_) => match checkpoint::load(&work, &identity)? {
-                Some(c) => RawArray::open(&scratch.raw(&name), slots)?.map(|raw| (raw, c)),
+                Some(c) => RawArray::open(&raw_path, slots)?.map(|raw| (raw, c)),
                 None => None,
             },
             None => None,
@@ -127,7 +128,6 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         let t0 = Instant::now();
         let progress = |e| tell(observer, e);
         let stop = || observer.should_stop();
-        let raw_path = scratch.raw(&name);
         let windows = plans[pos].map_or(0, |p| p.windows);
         let mut resumed_seconds = 0.0;
         let (mut raw, mut stats, touches) = match plans[pos] {
@@ -223,7 +223,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         write_from_raw(&path, &meta, &raw)?;
         // The tier is on disk: its checkpoint has done its work.
         raw.keep_on_drop(false);
-        let _ = std::fs::remove_dir_all(scratch.work(&name));
+        let _ = std::fs::remove_dir_all(&work);
         let r = reports.last_mut().expect("just pushed");
         r.stats.write_seconds = w0.elapsed().as_secs_f64();
         r.write_wait_seconds = r.stats.write_seconds;
