@@ -39,7 +39,9 @@ enum Command {
     Pack(pack::PackArgs),
     /// Restore the fast format from compact tables, byte for byte.
     Unpack(pack::PackArgs),
-    /// Write the research report of a solved game (markdown and SVG figures).
+    /// Write the research report of a solved game (markdown and SVG
+    /// figures). A long report saves its progress every ten minutes next to
+    /// its output, and a stopped one resumes from it.
     Report(report::ReportArgs),
     /// Select puzzles from the tables (one move keeps the result) into a JSON file.
     Puzzles(puzzles::PuzzlesArgs),

@@ -35,6 +35,7 @@ pub fn run(a: &ReportArgs) -> CliResult {
         out: a.out.clone(),
         compare_dir: a.compare_dir.clone(),
         quiet: a.quiet,
+        checkpoint_every: crate::report::checkpoint::DEFAULT_EVERY,
     };
     let t0 = std::time::Instant::now();
     let files = with_game!(any, |g| generate(g, &opts)).map_err(CliError::failure)?;

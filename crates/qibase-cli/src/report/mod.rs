@@ -5,6 +5,8 @@
 //!   the side to move, heat-map layers, the rules in brief;
 //! * [`stats`] — one pass over every tier: counts, histograms, heat maps,
 //!   mutual zugzwangs, the lock-flag effect, reachable values;
+//! * [`checkpoint`] — the pass's progress saved, so a stopped report
+//!   resumes;
 //! * [`reach`] — breadth-first search from the start over the dense index
 //!   space, one bitset per tier;
 //! * [`svg`] — hand-written SVG figures;
@@ -12,6 +14,7 @@
 //!
 //! Output is deterministic: the same tablebase gives byte-identical files.
 
+pub mod checkpoint;
 pub mod games;
 pub mod markdown;
 pub mod reach;
@@ -30,6 +33,7 @@ use qibase::game::{Game, Rules, TierKey};
 use qibase::tablebase::TierStore;
 use qibase::value::{Packed, Value};
 
+use checkpoint::Checkpoint;
 pub use games::ReportGame;
 
 /// Where to read and write.
@@ -44,6 +48,9 @@ pub struct ReportOptions {
     pub compare_dir: Option<PathBuf>,
     /// Show no progress bar.
     pub quiet: bool,
+    /// Save the pass's progress at most this often (zero: after every
+    /// tier), so that a stopped report resumes.
+    pub checkpoint_every: std::time::Duration,
 }
 
 /// Check that every tier of `g` is solved in `dir`; a one-line error otherwise.
@@ -159,6 +166,15 @@ impl<G: Game> Oracle<G> for Probe<'_, G> {
 /// Generate `<out>/<game>.md` and its figures; returns the files written.
 pub fn generate<G: ReportGame>(g: &G, opts: &ReportOptions) -> Result<Vec<PathBuf>, String> {
     check_complete(g, &opts.dir)?;
+    let checkpoint = Checkpoint::new(g, &opts.dir, &opts.out, opts.checkpoint_every)?;
+    generate_from(g, opts, checkpoint)
+}
+
+fn generate_from<G: ReportGame>(
+    g: &G,
+    opts: &ReportOptions,
+    mut checkpoint: Checkpoint,
+) -> Result<Vec<PathBuf>, String> {
     let bar = if opts.quiet {
         ProgressBar::hidden()
     } else {
@@ -169,7 +185,7 @@ pub fn generate<G: ReportGame>(g: &G, opts: &ReportOptions) -> Result<Vec<PathBu
             .expect("a valid template"),
         )
     };
-    let pass = stats::run(g, &opts.dir, &bar)?;
+    let pass = stats::run(g, &opts.dir, &bar, &mut checkpoint)?;
     // The rest reads positions one by one (values of the start's moves,
     // lines, examples): short, but it loads the tiers they pass through.
     bar.set_message("values, lines and examples");
@@ -202,6 +218,7 @@ pub fn generate<G: ReportGame>(g: &G, opts: &ReportOptions) -> Result<Vec<PathBu
     for (name, svg) in &doc.figures {
         write(name, svg)?;
     }
+    checkpoint.clear()?;
     Ok(written)
 }
 
@@ -210,6 +227,117 @@ mod tests {
     use super::*;
     use qibase::games::AnyGame;
     use qibase::solver::{solve_game, SolveOptions};
+    use qibase::Tiers;
+
+    fn report_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let name = e.file_name().into_string().unwrap();
+                let bytes = std::fs::read(e.path()).unwrap_or_default();
+                (name, bytes)
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// A report stopped after some tiers resumes from its saved progress
+    /// and writes the files of a report never stopped; damaged progress is
+    /// an error, not a silent start over.
+    #[test]
+    fn a_stopped_report_resumes_to_the_same_files() {
+        let base = std::env::temp_dir().join(format!("qibase-resume-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let AnyGame::Cannons(g) = AnyGame::from_id("two-cannons:board=4x3,soldiers=5").unwrap()
+        else {
+            unreachable!()
+        };
+        let tiers = g.tiers(None).len();
+        assert!(tiers >= 4, "a game of several tiers");
+        let tb = base.join("tb");
+        solve_game(
+            &g,
+            &SolveOptions {
+                dir: tb.clone(),
+                max_pieces: None,
+                memory: None,
+            },
+            &(),
+        )
+        .unwrap();
+        let opts = |out: &str| ReportOptions {
+            dir: tb.clone(),
+            out: base.join(out),
+            compare_dir: None,
+            quiet: true,
+            checkpoint_every: std::time::Duration::ZERO,
+        };
+        let whole = opts("whole");
+        generate(&g, &whole).unwrap();
+        let expected = report_files(&whole.out);
+        assert!(
+            expected.iter().all(|(n, _)| !n.starts_with('.')),
+            "a finished report leaves no progress: {:?}",
+            expected.iter().map(|f| &f.0).collect::<Vec<_>>()
+        );
+
+        let resumed = opts("resumed");
+        let checkpoint =
+            |o: &ReportOptions| Checkpoint::new(&g, &o.dir, &o.out, o.checkpoint_every).unwrap();
+        let stop = 2;
+        let err = generate_from(&g, &resumed, checkpoint(&resumed).stop_after(stop)).unwrap_err();
+        assert_eq!(err, format!("stopped after {stop} tiers"));
+        let progress = resumed
+            .out
+            .join(".two-cannons@board=4x3,soldiers=5.report-progress");
+        let saved = report_files(&progress);
+        let bits: Vec<&String> = saved
+            .iter()
+            .map(|f| &f.0)
+            .filter(|n| n.ends_with(".bits"))
+            .collect();
+        assert_eq!(
+            bits.len(),
+            tiers - stop,
+            "one bitset per tier left: {bits:?}"
+        );
+        assert!(bits.iter().all(|n| n.starts_with(&format!("g{stop}-"))));
+
+        // A truncated bitset or a flipped byte of the state stops the
+        // resume with an error naming the directory.
+        let restore = || {
+            for (name, bytes) in &saved {
+                std::fs::write(progress.join(name), bytes).unwrap();
+            }
+        };
+        let bits_path = progress.join(bits[0]);
+        let len = std::fs::metadata(&bits_path).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&bits_path)
+            .unwrap()
+            .set_len(len - 1)
+            .unwrap();
+        let err = generate(&g, &resumed).unwrap_err();
+        assert!(
+            err.starts_with("damaged progress of an interrupted report"),
+            "{err}"
+        );
+        restore();
+        let state = progress.join("state");
+        let mut bytes = std::fs::read(&state).unwrap();
+        bytes[3] ^= 0x40;
+        std::fs::write(&state, bytes).unwrap();
+        let err = generate(&g, &resumed).unwrap_err();
+        assert!(err.contains("checksum mismatch"), "{err}");
+        restore();
+
+        generate(&g, &resumed).unwrap();
+        assert_eq!(report_files(&resumed.out), expected);
+        let _ = std::fs::remove_dir_all(&base);
+    }
 
     /// Tiers read from their files give the values, move values and lines
     /// of tiers loaded whole.

@@ -146,4 +146,21 @@ impl Reach {
     pub fn drop_tier(&mut self, t: TierKey) {
         self.bits[t as usize] = Vec::new();
     }
+
+    /// The words of tier `t`'s bitset, to be saved.
+    pub fn words(&self, t: TierKey) -> impl Iterator<Item = u64> + '_ {
+        self.bits[t as usize].iter().map(|w| w.load(Relaxed))
+    }
+
+    /// Words of tier `t`'s bitset.
+    pub fn word_count(&self, t: TierKey) -> usize {
+        self.bits[t as usize].len()
+    }
+
+    /// Replace tier `t`'s bitset by saved words (as many as
+    /// [`Reach::word_count`] says).
+    pub fn restore(&mut self, t: TierKey, words: Vec<u64>) {
+        debug_assert_eq!(words.len(), self.bits[t as usize].len());
+        self.bits[t as usize] = words.into_iter().map(AtomicU64::new).collect();
+    }
 }

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use indicatif::ProgressBar;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
+use super::checkpoint::Checkpoint;
 use super::reach::Reach;
 use super::ReportGame;
 use qibase::game::{Side, TierKey};
@@ -19,7 +21,7 @@ use qibase::value::{Packed, Value, Wdl};
 const CHUNK: usize = 1 << 14;
 
 /// Wins, draws and losses (side to move's view), in positions.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     pub wins: u64,
     pub draws: u64,
@@ -60,7 +62,7 @@ fn better(a: Cand, b: Cand) -> Cand {
 }
 
 /// Everything the report knows about one tier.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TierResult {
     pub tier: TierKey,
     pub name: String,
@@ -358,26 +360,39 @@ pub struct Pass {
 }
 
 /// Run the pass: reachability and statistics, tier by tier, one tier's
-/// values in memory at a time. `bar` counts the slots of the tiers done and
-/// names the tier and step under way.
-pub fn run<G: ReportGame>(g: &G, dir: &Path, bar: &ProgressBar) -> Result<Pass, String> {
-    let tiers = g.tiers(None);
-    bar.set_length(tiers.iter().map(|&t| g.tier_size(t)).sum());
+/// values in memory at a time, resuming from and saving to `checkpoint`.
+/// `bar` counts the slots of the tiers done and names the tier and step
+/// under way.
+pub fn run<G: ReportGame>(
+    g: &G,
+    dir: &Path,
+    bar: &ProgressBar,
+    checkpoint: &mut Checkpoint,
+) -> Result<Pass, String> {
+    let order: Vec<TierKey> = g.tiers(None).into_iter().rev().collect();
+    bar.set_length(order.iter().map(|&t| g.tier_size(t)).sum());
     let mut reach = Reach::new(g);
-    let mut out = Vec::new();
+    let mut out = checkpoint.resume(g, &order, &mut reach)?;
+    for r in &out {
+        reach.drop_tier(r.tier);
+        bar.inc(r.slots);
+    }
     let store = TierStore::new(g, dir);
-    for &t in tiers.iter().rev() {
+    for &t in &order[out.len()..] {
         bar.set_message(format!("tier {}: reachability", g.tier_name(t)));
         reach.complete_tier(g, t);
         bar.set_message(format!("tier {}: statistics", g.tier_name(t)));
         let file = store.open(t).map_err(|e| e.to_string())?;
         let values = file.read_all().map_err(|e| e.to_string())?;
         let mut r = tier_stats(g, t, &values, &reach);
-        bar.inc(values.len() as u64);
+        drop(values);
+        bar.inc(r.slots);
         r.header = file.meta().stats.clone();
         r.file_bytes = file.file_len();
         reach.drop_tier(t);
         out.push(r);
+        bar.set_message(format!("tier {}: saving progress", g.tier_name(t)));
+        checkpoint.after_tier(g, &order, &out, &reach)?;
     }
     Ok(Pass { tiers: out })
 }
