@@ -128,13 +128,13 @@ pub(in crate::solver) fn check_raw<G: Tiers>(
                     (c, ask(g, t, c..hi, lo, tables, &missing))
                 })
                 .collect();
-            let mut requests = Vec::new();
+            let mut requests = Vec::with_capacity(parts.len());
             for (c, (marks, asked)) in parts {
                 for (k, (what, r)) in marks.into_iter().enumerate() {
                     kind[c - lo + k] = what;
                     rule[c - lo + k] = r;
                 }
-                requests.extend(asked);
+                requests.push(asked);
             }
             answer_requests(&raws, requests, |word, asker, _, _| {
                 if !fold_known(word, asker as usize, &best, &longest) {

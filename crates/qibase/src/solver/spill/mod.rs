@@ -21,6 +21,7 @@
 mod check;
 mod checkpoint;
 mod files;
+mod grouping;
 mod run;
 mod tier;
 

@@ -28,6 +28,7 @@ use rayon::prelude::*;
 
 use super::checkpoint::{self, Checkpoint, LevelRecord, StartRecord, UndoLog};
 use super::files::{get_varint, put_varint, RawArray, Segments, SpillQueue};
+use super::grouping::{group_requests, Grouped};
 use super::Plan;
 use crate::game::{TierKey, Tiers};
 use crate::solver::limits::LimitError;
@@ -544,12 +545,12 @@ impl<G: Tiers> InitialPass<'_, G> {
                     }
                     .into());
                 }
-                let mut requests = Vec::with_capacity(scans.iter().map(|s| s.requests.len()).sum());
+                let mut requests = Vec::with_capacity(scans.len());
                 for s in scans {
                     buckets.push_all(&s.decided)?;
-                    requests.extend_from_slice(&s.requests);
+                    touches.fetch_add(s.requests.len() as u64, Relaxed);
+                    requests.push(s.requests);
                 }
-                touches.fetch_add(requests.len() as u64, Relaxed);
                 answer(self.lower, requests, &best, &longest)?;
                 at = end;
             }
@@ -642,7 +643,7 @@ pub(in crate::solver) fn scan<G: Tiers, S: Slot>(
 /// child is a draw).
 fn answer(
     lower: &RawLower,
-    requests: Vec<Request>,
+    requests: Vec<Vec<Request>>,
     best: &[AtomicU16],
     longest: &[AtomicU16],
 ) -> Result<(), TbError> {
@@ -654,14 +655,14 @@ fn answer(
     })
 }
 
-/// Answer `requests` (`table << 56 | rank`, asker) from `tables`: grouped
-/// by block of `1 << LOWER_BLOCK_SHIFT` slots, each block's asked span
-/// read once, and `f(word, asker, table, rank)` called for each (in
-/// parallel, in no set order: what it does must commute). Every rank
-/// must be inside its table.
+/// Answer `requests` (`table << 56 | rank`, asker; in pieces, as the
+/// tasks that asked made them) from `tables`: grouped by block of
+/// `1 << LOWER_BLOCK_SHIFT` slots, each block's asked span read once, and
+/// `f(word, asker, table, rank)` called for each (in parallel, in no set
+/// order: what it does must commute). Every rank must be inside its table.
 pub(in crate::solver) fn answer_requests(
     tables: &[&RawArray],
-    requests: Vec<Request>,
+    requests: Vec<Vec<Request>>,
     f: impl Fn(u16, u32, usize, u64) + Sync,
 ) -> Result<(), TbError> {
     // Block numbers of each table start after the previous table's.
@@ -675,23 +676,12 @@ pub(in crate::solver) fn answer_requests(
         let (table, rank) = ((key >> 56) as usize, key & ((1 << 56) - 1));
         first[table] + (rank >> LOWER_BLOCK_SHIFT) as usize
     };
-    // Counting sort by group.
     let groups = *first.last().unwrap();
-    let mut starts = vec![0usize; groups + 1];
-    for &(key, _) in &requests {
-        starts[group(key) + 1] += 1;
-    }
-    for k in 1..=groups {
-        starts[k] += starts[k - 1];
-    }
-    let mut sorted = vec![(0u64, 0u32); requests.len()];
-    let mut fill = starts.clone();
-    for r in requests {
-        let k = group(r.0);
-        sorted[fill[k]] = r;
-        fill[k] += 1;
-    }
-    drop(fill);
+    let Grouped {
+        requests: sorted,
+        starts,
+    } = group_requests(&requests, groups, group);
+    drop(requests);
     (0..groups)
         .into_par_iter()
         .filter(|&k| starts[k] < starts[k + 1])

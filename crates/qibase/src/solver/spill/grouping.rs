@@ -1,0 +1,154 @@
+//! A batch of lower-tier requests grouped by the block of the raw file
+//! they read, so that each block is read once: a counting sort by block,
+//! done in parallel.
+//!
+//! A batch holds tens of millions of requests spread over a million and
+//! more blocks (the 6×5 two-cannons' top tier and the one below it: 1.6 M
+//! blocks of 8,192 slots). Sorted by one thread, the scatter of a batch
+//! (a random write per request) was the serial part that held the
+//! initial pass and `verify --memory` to one busy core.
+
+use rayon::prelude::*;
+
+use super::Request;
+
+/// A batch's requests in group order, group `k` at
+/// `requests[starts[k]..starts[k + 1]]`.
+pub(super) struct Grouped {
+    pub requests: Vec<Request>,
+    pub starts: Vec<usize>,
+}
+
+/// Sort `pieces` (a batch's requests, as the tasks that asked made them)
+/// into `groups` groups by `group` of the request's key. Within a group
+/// requests keep their order in the batch (pieces in order), as a serial
+/// stable counting sort of the whole batch would leave them.
+pub(super) fn group_requests(
+    pieces: &[Vec<Request>],
+    groups: usize,
+    group: impl Fn(u64) -> usize + Sync,
+) -> Grouped {
+    let total: usize = pieces.iter().map(Vec::len).sum();
+    // Each run of pieces counts into its own histogram of `groups` words:
+    // more runs than requests per group would cost more in histograms
+    // than in requests.
+    let runs = split(
+        pieces,
+        total,
+        rayon::current_num_threads()
+            .min(total / groups.max(1))
+            .max(1),
+    );
+    let mut places: Vec<Vec<usize>> = runs
+        .par_iter()
+        .map(|run| {
+            let mut count = vec![0usize; groups];
+            for &(key, _) in run.iter().flatten() {
+                count[group(key)] += 1;
+            }
+            count
+        })
+        .collect();
+    // Each run's counts become the first place of its requests in each
+    // group: groups in order, and within a group the runs in order.
+    let mut starts = Vec::with_capacity(groups + 1);
+    let mut next = 0usize;
+    for k in 0..groups {
+        starts.push(next);
+        for place in places.iter_mut() {
+            let n = place[k];
+            place[k] = next;
+            next += n;
+        }
+    }
+    starts.push(next);
+    debug_assert_eq!(next, total);
+    let mut requests: Vec<Request> = vec![(0, 0); total];
+    let out = Out(requests.as_mut_ptr());
+    runs.par_iter()
+        .zip(places.par_iter_mut())
+        .for_each(|(run, place)| {
+            let out = &out;
+            for &r in run.iter().flatten() {
+                let k = group(r.0);
+                // SAFETY: `place[k]` walks this run's own range of group
+                // `k` (as many places as the run has requests of that
+                // group, after those of the groups before and of the
+                // earlier runs), so no two writes, of this task or
+                // another, reach the same element, and the ranges of all
+                // runs and groups tile `0..total`: every write is inside
+                // `requests`, which outlives the loop.
+                unsafe { out.0.add(place[k]).write(r) };
+                place[k] += 1;
+            }
+        });
+    Grouped { requests, starts }
+}
+
+/// The sorted batch, written by every task at places no other task
+/// writes (see the scatter above).
+struct Out(*mut Request);
+// SAFETY: the tasks write disjoint elements through it and nothing reads
+// them until all tasks are done.
+unsafe impl Sync for Out {}
+
+/// `pieces` cut into about `runs` runs of similar numbers of requests.
+fn split(pieces: &[Vec<Request>], total: usize, runs: usize) -> Vec<&[Vec<Request>]> {
+    let mut out = Vec::with_capacity(runs);
+    let (mut from, mut seen) = (0, 0);
+    for (i, p) in pieces.iter().enumerate() {
+        seen += p.len();
+        if seen * runs >= total * (out.len() + 1) && out.len() + 1 < runs {
+            out.push(&pieces[from..=i]);
+            from = i + 1;
+        }
+    }
+    out.push(&pieces[from..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// On batches with many groups and few, empty pieces and one-piece
+    /// batches, the parallel sort leaves exactly what a stable sort by
+    /// group leaves.
+    #[test]
+    fn grouping_is_a_stable_sort_by_group() {
+        let mut rng = Rng::new(7);
+        for (pieces, per_piece, groups) in [
+            (1, 0, 5),
+            (1, 1000, 3),
+            (40, 500, 7),
+            (40, 500, 100_000),
+            (3, 20_000, 64),
+            (200, 50, 1),
+        ] {
+            let pieces: Vec<Vec<Request>> = (0..pieces)
+                .map(|p| {
+                    let n = if p % 5 == 3 { 0 } else { per_piece };
+                    (0..n)
+                        .map(|i| (rng.below(1 << 40) as u64, (p * per_piece + i) as u32))
+                        .collect()
+                })
+                .collect();
+            let group = |key: u64| (key % groups as u64) as usize;
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(4)
+                .build()
+                .unwrap();
+            let got = pool.install(|| group_requests(&pieces, groups, group));
+            let mut want: Vec<Request> = pieces.concat();
+            want.sort_by_key(|r| group(r.0));
+            assert_eq!(got.requests, want);
+            assert_eq!(got.starts.len(), groups + 1);
+            for k in 0..groups {
+                let span = &got.requests[got.starts[k]..got.starts[k + 1]];
+                assert!(span.iter().all(|r| group(r.0) == k));
+            }
+            assert_eq!(got.starts[groups], want.len());
+        }
+    }
+}
