@@ -373,6 +373,14 @@ pub fn run<G: ReportGame>(
     bar.set_length(order.iter().map(|&t| g.tier_size(t)).sum());
     let mut reach = Reach::new(g);
     let mut out = checkpoint.resume(g, &order, &mut reach)?;
+    if !out.is_empty() {
+        let line = format!(
+            "resuming the report after {} of {} tiers from the progress of an interrupted run",
+            out.len(),
+            order.len()
+        );
+        bar.suspend(|| eprintln!("{line}"));
+    }
     for r in &out {
         reach.drop_tier(r.tier);
         bar.inc(r.slots);
