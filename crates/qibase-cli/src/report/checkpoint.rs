@@ -9,9 +9,10 @@
 //! report, `<out>/.<game>.report-progress/`:
 //! * `g<N>-<tier>.bits`: the bitset of a tier still to do, its words in
 //!   little-endian order, as of generation `N` (the number of tiers done);
-//! * `state`: the generation, the tiers' results, and the identity of the
-//!   tables they were computed from (each tier file's header and length),
-//!   as a postcard body followed by its xxh3. It is replaced (write, sync,
+//! * `state`: a magic word and the layout's version, then the tiers'
+//!   results and the identity of the tables they were computed from (each
+//!   tier file's header and length) as a postcard body, then the body's
+//!   xxh3. It is replaced (write, sync,
 //!   rename) once the generation's bit files are synced, so it never names
 //!   files that are not complete; older generations are removed after.
 //!
@@ -35,8 +36,12 @@ use super::ReportGame;
 use qibase::game::TierKey;
 use qibase::tablebase::{TierMeta, TierStore};
 
+/// The start of `state`.
+const MAGIC: &[u8; 8] = b"QBREPORT";
 /// The layout of `state`; a state of another layout is not resumed from.
 const FORMAT: u32 = 1;
+/// Bytes of `state` around its body: magic, format, checksum.
+const FRAME: usize = 8 + 4 + 8;
 
 /// How often a long report saves its progress by default.
 pub const DEFAULT_EVERY: Duration = Duration::from_secs(600);
@@ -48,7 +53,6 @@ type TablesId = Vec<(TierMeta, u64)>;
 
 #[derive(Serialize, Deserialize)]
 struct State {
-    format: u32,
     game: String,
     tables: TablesId,
     /// Results of the tiers done, in the pass's order (most material first).
@@ -122,21 +126,27 @@ impl Checkpoint {
                 self.dir.display()
             )
         };
-        if bytes.len() < 8 {
-            return Err(damaged("state too short"));
+        if bytes.len() < FRAME || &bytes[..8] != MAGIC {
+            return Err(damaged("not a report's progress"));
         }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        let drop_it = |of: &str| -> Result<Vec<TierResult>, String> {
+            eprintln!(
+                "the saved progress in {} is of {of}: the report starts over",
+                self.dir.display()
+            );
+            self.clear()?;
+            Ok(Vec::new())
+        };
+        if bytes[8..12] != FORMAT.to_le_bytes() {
+            return drop_it("another version of qibase");
+        }
+        let (body, sum) = bytes[12..].split_at(bytes.len() - FRAME);
         if xxh3_64(body).to_le_bytes() != sum {
             return Err(damaged("checksum mismatch"));
         }
         let state: State = postcard::from_bytes(body).map_err(|_| damaged("unreadable state"))?;
-        if state.format != FORMAT || state.game != self.game || state.tables != self.tables {
-            eprintln!(
-                "report: the saved progress in {} is of other tables or another build; starting over",
-                self.dir.display()
-            );
-            self.clear()?;
-            return Ok(Vec::new());
+        if state.game != self.game || state.tables != self.tables {
+            return drop_it("other tables");
         }
         let n = state.done.len();
         if n > order.len() || state.done.iter().zip(order).any(|(r, &t)| r.tier != t) {
@@ -209,14 +219,16 @@ impl Checkpoint {
             write().map_err(|e| io(&path, e))?;
         }
         let state = State {
-            format: FORMAT,
             game: self.game.clone(),
             tables: self.tables.clone(),
             done: done.to_vec(),
         };
-        let mut bytes = postcard::to_allocvec(&state).expect("the state serialises");
-        let sum = xxh3_64(&bytes);
-        bytes.extend_from_slice(&sum.to_le_bytes());
+        let body = postcard::to_allocvec(&state).expect("the state serialises");
+        let mut bytes = Vec::with_capacity(body.len() + FRAME);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&FORMAT.to_le_bytes());
+        bytes.extend_from_slice(&body);
+        bytes.extend_from_slice(&xxh3_64(&body).to_le_bytes());
         let path = self.dir.join("state");
         let tmp = self.dir.join("state.tmp");
         let write = || -> std::io::Result<()> {

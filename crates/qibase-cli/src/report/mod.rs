@@ -245,7 +245,8 @@ mod tests {
 
     /// A report stopped after some tiers resumes from its saved progress
     /// and writes the files of a report never stopped; damaged progress is
-    /// an error, not a silent start over.
+    /// an error, not a silent start over; another version's progress is
+    /// dropped.
     #[test]
     fn a_stopped_report_resumes_to_the_same_files() {
         let base = std::env::temp_dir().join(format!("qibase-resume-{}", std::process::id()));
@@ -328,7 +329,7 @@ mod tests {
         restore();
         let state = progress.join("state");
         let mut bytes = std::fs::read(&state).unwrap();
-        bytes[3] ^= 0x40;
+        bytes[20] ^= 0x40;
         std::fs::write(&state, bytes).unwrap();
         let err = generate(&g, &resumed).unwrap_err();
         assert!(err.contains("checksum mismatch"), "{err}");
@@ -336,6 +337,25 @@ mod tests {
 
         generate(&g, &resumed).unwrap();
         assert_eq!(report_files(&resumed.out), expected);
+
+        // Progress saved by another version is dropped, and the report
+        // made from the start.
+        let again = opts("again");
+        generate_from(&g, &again, checkpoint(&again).stop_after(stop)).unwrap_err();
+        let state = again
+            .out
+            .join(".two-cannons@board=4x3,soldiers=5.report-progress/state");
+        let mut bytes = std::fs::read(&state).unwrap();
+        bytes[8] ^= 0x7f;
+        std::fs::write(&state, bytes).unwrap();
+        // Not even read: its bitsets are gone.
+        for (name, _) in report_files(state.parent().unwrap()) {
+            if name.ends_with(".bits") {
+                std::fs::remove_file(state.with_file_name(name)).unwrap();
+            }
+        }
+        generate(&g, &again).unwrap();
+        assert_eq!(report_files(&again.out), expected);
         let _ = std::fs::remove_dir_all(&base);
     }
 
