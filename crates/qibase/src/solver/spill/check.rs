@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
+use super::batch::BatchSlots;
 use super::files::RawArray;
 use super::tier::{answer_requests, fold_known, Request, DRAW_SEEN};
 use crate::game::{TierKey, Tiers};
@@ -32,10 +33,13 @@ use crate::value::{Packed, Value};
 /// Bytes a slot of the window takes: its stored word, its rule value or
 /// kind, two accumulators, a flag.
 const WINDOW_BYTES_PER_SLOT: u64 = 9;
-/// Bytes a request takes, it and its sorted copy.
-const BYTES_PER_REQUEST: u64 = 24;
-/// Requests expected per position, to size the batches of positions.
-const REQUESTS_PER_SLOT: u64 = 16;
+/// Bytes a request can take: 16 (a `(u64, u32)`, padded), as much again
+/// for its copy grouped by block, and up to 16 more for the unused room
+/// of the per-chunk vectors it was pushed into (they grow by doubling).
+const BYTES_PER_REQUEST: u64 = 48;
+/// Requests per position guessed for a window's first batch; the batches
+/// after it follow what the one before asked ([`BatchSlots`]).
+const REQUESTS_PER_SLOT: usize = 16;
 
 /// What a slot of the window is: not a position, ended by its rule (the
 /// rule's packed value beside it), a position without moves, or one whose
@@ -107,7 +111,7 @@ pub(in crate::solver) fn check_raw<G: Tiers>(
     let best: Vec<AtomicU16> = (0..window).map(|_| AtomicU16::new(u16::MAX)).collect();
     let longest: Vec<AtomicU16> = (0..window).map(|_| AtomicU16::new(0)).collect();
     let missing: Vec<AtomicBool> = (0..window).map(|_| AtomicBool::new(false)).collect();
-    let batch_slots = (batch / REQUESTS_PER_SLOT as usize).max(CHUNK);
+    let mut batch = BatchSlots::new(batch, REQUESTS_PER_SLOT);
     let mut report = CheckReport::default();
     for lo in (0..n).step_by(window) {
         let len = (n - lo).min(window);
@@ -118,30 +122,37 @@ pub(in crate::solver) fn check_raw<G: Tiers>(
         missing[..len].iter().for_each(|a| a.store(false, Relaxed));
         let mut at = lo;
         while at < lo + len {
-            let end = (at + batch_slots).min(lo + len);
-            // Each chunk's kinds and rule values, and its requests.
-            let parts: Vec<(usize, Asked)> = (at..end)
-                .into_par_iter()
-                .step_by(CHUNK)
-                .map(|c| {
-                    let hi = (c + CHUNK).min(end);
-                    (c, ask(g, t, c..hi, lo, tables, &missing))
-                })
-                .collect();
-            let mut requests = Vec::with_capacity(parts.len());
-            for (c, (marks, asked)) in parts {
-                for (k, (what, r)) in marks.into_iter().enumerate() {
-                    kind[c - lo + k] = what;
-                    rule[c - lo + k] = r;
+            // A batch: rounds of chunks (each chunk's kinds, rule values
+            // and requests) until its requests fill it or the window ends.
+            let mut requests = Vec::new();
+            let mut asked = 0;
+            while let Some(slots) = batch.round(asked).filter(|_| at < lo + len) {
+                let end = (at + slots).min(lo + len);
+                let parts: Vec<(usize, Asked)> = (at..end)
+                    .into_par_iter()
+                    .step_by(CHUNK)
+                    .map(|c| {
+                        let hi = (c + CHUNK).min(end);
+                        (c, ask(g, t, c..hi, lo, tables, &missing))
+                    })
+                    .collect();
+                let before = asked;
+                for (c, (marks, chunk_asked)) in parts {
+                    for (k, (what, r)) in marks.into_iter().enumerate() {
+                        kind[c - lo + k] = what;
+                        rule[c - lo + k] = r;
+                    }
+                    asked += chunk_asked.len();
+                    requests.push(chunk_asked);
                 }
-                requests.push(asked);
+                batch.observe(end - at, asked - before);
+                at = end;
             }
             answer_requests(&raws, requests, |word, asker, _, _| {
                 if !fold_known(word, asker as usize, &best, &longest) {
                     missing[asker as usize].store(true, Relaxed);
                 }
             })?;
-            at = end;
         }
         // Compare, in parallel by chunk.
         let parts: Vec<CheckReport> = (0..len)

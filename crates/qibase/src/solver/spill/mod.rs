@@ -18,6 +18,7 @@
 //! update), so the smallest budget that can solve a tier is the one whose
 //! window holds one region: [`Plan::for_tier`] says how much that is.
 
+mod batch;
 mod check;
 mod checkpoint;
 mod files;
@@ -42,8 +43,10 @@ const WINDOW_BYTES_PER_SLOT: u64 = 6;
 /// Bytes a position sent in a level may take: about ten parents, each a
 /// message and its coded copy, with room for positions with more.
 const BYTES_PER_SENT_POSITION: u64 = 64;
-/// Bytes per lower-tier request of the initial pass (it and its sorted copy).
-const BYTES_PER_REQUEST: u64 = 32;
+/// Bytes a lower-tier request of the initial pass can take: 16 (a
+/// `(u64, u32)`, padded), as much for its copy grouped by block, and up to
+/// 16 for the unused room of the per-chunk vectors (grown by doubling).
+const BYTES_PER_REQUEST: u64 = 48;
 /// Bytes per queued slot number (the wider of the two kinds).
 const BYTES_PER_QUEUED: u64 = 8;
 

@@ -26,6 +26,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::batch::BatchSlots;
 use super::checkpoint::{self, Checkpoint, LevelRecord, StartRecord, UndoLog};
 use super::files::{get_varint, put_varint, RawArray, Segments, SpillQueue};
 use super::grouping::{group_requests, Grouped};
@@ -44,8 +45,9 @@ use crate::value::{Packed, Value};
 
 /// Slots of a lower tier read as one block when answering requests.
 const LOWER_BLOCK_SHIFT: u32 = 13;
-/// Lower-tier requests expected per slot, to size the initial pass's
-/// batches (a batch may hold more: the budget has slack for it).
+/// Lower-tier requests per slot guessed for a window's first batch of the
+/// initial pass; the batches after it follow what the one before asked
+/// ([`BatchSlots`]).
 const REQUESTS_PER_SLOT: usize = 4;
 
 /// The lower tiers' values, as raw files. Shared with the tiers solved
@@ -515,7 +517,7 @@ impl<G: Tiers> InitialPass<'_, G> {
         let mut longest: Vec<AtomicU16> = Vec::new();
         best.resize_with(buf.len(), || AtomicU16::new(u16::MAX));
         longest.resize_with(buf.len(), || AtomicU16::new(0));
-        let batch_slots = (plan.requests / REQUESTS_PER_SLOT).max(CHUNK);
+        let mut batch = BatchSlots::new(plan.requests, REQUESTS_PER_SLOT);
         let tables: Vec<TierKey> = self.lower.tiers.iter().map(|(k, _)| *k).collect();
         for w in 0..plan.windows {
             if (self.stop)() {
@@ -529,30 +531,38 @@ impl<G: Tiers> InitialPass<'_, G> {
             let states = as_atomic_u16(&mut buf[..len]);
             let mut at = lo;
             while at < range.end {
-                if (self.stop)() {
-                    return Ok(false);
-                }
-                let end = (at + batch_slots).min(range.end);
-                let scans: Vec<Scan<S>> = (at..end)
-                    .into_par_iter()
-                    .step_by(CHUNK)
-                    .map(|c| scan(g, t, c..(c + CHUNK).min(end), lo, &tables, states))
-                    .collect();
-                if let Some(c) = scans.iter().map(|s| s.crowded).max().filter(|&c| c != 0) {
-                    return Err(LimitError::TooManyChildren {
-                        tier: Some(g.tier_name(t)),
-                        children: c,
+                // A batch: rounds of chunks until its requests fill it or
+                // the window ends.
+                let mut requests = Vec::new();
+                let mut asked = 0;
+                while let Some(slots) = batch.round(asked).filter(|_| at < range.end) {
+                    if (self.stop)() {
+                        return Ok(false);
                     }
-                    .into());
+                    let end = (at + slots).min(range.end);
+                    let scans: Vec<Scan<S>> = (at..end)
+                        .into_par_iter()
+                        .step_by(CHUNK)
+                        .map(|c| scan(g, t, c..(c + CHUNK).min(end), lo, &tables, states))
+                        .collect();
+                    if let Some(c) = scans.iter().map(|s| s.crowded).max().filter(|&c| c != 0) {
+                        return Err(LimitError::TooManyChildren {
+                            tier: Some(g.tier_name(t)),
+                            children: c,
+                        }
+                        .into());
+                    }
+                    let before = asked;
+                    for s in scans {
+                        buckets.push_all(&s.decided)?;
+                        asked += s.requests.len();
+                        requests.push(s.requests);
+                    }
+                    batch.observe(end - at, asked - before);
+                    at = end;
                 }
-                let mut requests = Vec::with_capacity(scans.len());
-                for s in scans {
-                    buckets.push_all(&s.decided)?;
-                    touches.fetch_add(s.requests.len() as u64, Relaxed);
-                    requests.push(s.requests);
-                }
+                touches.fetch_add(asked as u64, Relaxed);
                 answer(self.lower, requests, &best, &longest)?;
-                at = end;
             }
             // Settle the window's positions from their counters and answers.
             let settled: Vec<Settled<S>> = states
