@@ -33,10 +33,10 @@ use crate::value::{Packed, Value};
 /// Bytes a slot of the window takes: its stored word, its rule value or
 /// kind, two accumulators, a flag.
 const WINDOW_BYTES_PER_SLOT: u64 = 9;
-/// Bytes a request can take: 16 (a `(u64, u32)`, padded), as much again
-/// for its copy grouped by block, and up to 16 more for the unused room
-/// of the per-chunk vectors it was pushed into (they grow by doubling).
-const BYTES_PER_REQUEST: u64 = 48;
+/// Bytes a request takes: 16 (a `(u64, u32)`, padded) and as much again
+/// for its copy grouped by block (each chunk's vector gives back its
+/// unused room before the batch is grouped).
+const BYTES_PER_REQUEST: u64 = 32;
 /// Requests per position guessed for a window's first batch; the batches
 /// after it follow what the one before asked ([`BatchSlots`]).
 const REQUESTS_PER_SLOT: usize = 16;
@@ -252,6 +252,10 @@ fn ask<G: Tiers>(
             }
         }
     }
+    // The vector grew by doubling: give back its unused room (the
+    // allocator shrinks it in place), so that a batch's requests take
+    // what the budget counts for them.
+    requests.shrink_to_fit();
     (marks, requests)
 }
 

@@ -43,10 +43,10 @@ const WINDOW_BYTES_PER_SLOT: u64 = 6;
 /// Bytes a position sent in a level may take: about ten parents, each a
 /// message and its coded copy, with room for positions with more.
 const BYTES_PER_SENT_POSITION: u64 = 64;
-/// Bytes a lower-tier request of the initial pass can take: 16 (a
-/// `(u64, u32)`, padded), as much for its copy grouped by block, and up to
-/// 16 for the unused room of the per-chunk vectors (grown by doubling).
-const BYTES_PER_REQUEST: u64 = 48;
+/// Bytes a lower-tier request of the initial pass takes: 16 (a
+/// `(u64, u32)`, padded) and as much for its copy grouped by block (each
+/// chunk's vector gives back its unused room before the batch is grouped).
+const BYTES_PER_REQUEST: u64 = 32;
 /// Bytes per queued slot number (the wider of the two kinds).
 const BYTES_PER_QUEUED: u64 = 8;
 

@@ -644,6 +644,10 @@ pub(in crate::solver) fn scan<G: Tiers, S: Slot>(
             out.requests.push(((table as u64) << 56 | r, at as u32));
         }
     }
+    // The vector grew by doubling: give back its unused room (the
+    // allocator shrinks it in place), so that a batch's requests take
+    // what the budget counts for them.
+    out.requests.shrink_to_fit();
     out
 }
 
