@@ -3,12 +3,11 @@
 //! The memory a batch takes is set by its requests, not its slots, and
 //! the requests per slot vary by tier and within a tier by a large factor
 //! (a run of unused slots asks nothing; a run of positions with many
-//! captures asks about many children). A fixed guess either wastes the
-//! budget or overshoots it: the out-of-core check of the 6×5
-//! two-cannons' largest tier, sized at 16 requests a slot, peaked 30%
-//! over its budget. Following the last batch's rate is no better: after
-//! a run of unused slots it predicts almost nothing and the next batch
-//! takes in far too many slots.
+//! captures asks about many children). A fixed guess of requests per
+//! slot either wastes the budget or, on a tier whose positions have more
+//! children than guessed, overshoots it by the ratio. Following the last
+//! batch's rate is no better: after a run of unused slots it predicts
+//! almost nothing and the next batch takes in far too many slots.
 //!
 //! So a batch is filled in rounds. Each round covers the slots that half
 //! the room left in the batch holds at the highest rate seen so far (with

@@ -30,9 +30,9 @@ use crate::solver::tier::CHUNK;
 use crate::tablebase::{TbError, TierStore};
 use crate::value::{Packed, Value};
 
-/// Bytes a slot of the window takes: its stored word, its rule value or
+/// Bytes a slot of the window takes: its stored word, its rule value, its
 /// kind, two accumulators, a flag.
-const WINDOW_BYTES_PER_SLOT: u64 = 9;
+const WINDOW_BYTES_PER_SLOT: u64 = 10;
 /// Bytes a request takes: 16 (a `(u64, u32)`, padded) and as much again
 /// for its copy grouped by block (each chunk's vector gives back its
 /// unused room before the batch is grouped).

@@ -553,9 +553,13 @@ impl<G: Tiers> InitialPass<'_, G> {
                         .into());
                     }
                     let before = asked;
-                    for s in scans {
+                    for mut s in scans {
                         buckets.push_all(&s.decided)?;
                         asked += s.requests.len();
+                        // Grown by doubling: give back the unused room (the
+                        // allocator shrinks in place), so that the batch's
+                        // requests take what the budget counts for them.
+                        s.requests.shrink_to_fit();
                         requests.push(s.requests);
                     }
                     batch.observe(end - at, asked - before);
@@ -644,10 +648,6 @@ pub(in crate::solver) fn scan<G: Tiers, S: Slot>(
             out.requests.push(((table as u64) << 56 | r, at as u32));
         }
     }
-    // The vector grew by doubling: give back its unused room (the
-    // allocator shrinks it in place), so that a batch's requests take
-    // what the budget counts for them.
-    out.requests.shrink_to_fit();
     out
 }
 
