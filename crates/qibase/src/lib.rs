@@ -80,6 +80,7 @@ pub mod rng;
 pub mod solver;
 mod sys;
 pub mod tablebase;
+mod tier_values;
 pub mod value;
 
 // The OS- and CPU-specific helpers, under their short names.

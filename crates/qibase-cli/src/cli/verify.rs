@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
 use qibase::game::{Game, Notation, TierKey, Tiers};
-use qibase::solver::{check_tier, check_tier_out_of_core, CheckReport, Lower};
+use qibase::solver::{check_tier, check_tier_out_of_core, CheckReport, TierValues};
 use qibase::tablebase::{game_dir, TierStore};
 use qibase::value::Packed;
 use qibase::with_game;
@@ -163,7 +163,7 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
                 continue;
             }
             let bar = tier_bar(a.quiet, &name, values.len() as u64);
-            let mut deps = Lower::new();
+            let mut deps = TierValues::new();
             for (d, v) in &lower {
                 deps.add(*d, v);
             }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::common::{qibase, temp_dir};
 use qibase::game::{Game, TierKey, Tiers};
 use qibase::games::{AnyGame, CannonChess, Cannons, Weiming};
-use qibase::solver::{solve_game, Lower, SolveOptions};
+use qibase::solver::{solve_game, SolveOptions, TierValues};
 use qibase::tablebase::compact::{self, compact_path, CompactFile};
 use qibase::tablebase::{tier_path, Tablebase, TbError, TierStore};
 use qibase::value::Packed;
@@ -49,7 +49,7 @@ fn round_trip<G: Game>(g: &G, max_pieces: Option<u32>, name: &str) -> (u64, [u64
             .into_iter()
             .map(|d| (d, store.load(d).unwrap()))
             .collect();
-        let mut lower = Lower::new();
+        let mut lower = TierValues::new();
         for (d, v) in &deps {
             lower.add(*d, v);
         }

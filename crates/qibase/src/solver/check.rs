@@ -6,8 +6,8 @@
 
 use rayon::prelude::*;
 
-use super::tier::Lower;
 use crate::game::{TierKey, Tiers};
+use crate::tier_values::TierValues;
 use crate::value::{Packed, Value};
 
 /// A slot whose stored value disagrees with its moves.
@@ -92,7 +92,7 @@ pub fn check_tier<G: Tiers>(
     g: &G,
     t: TierKey,
     values: &[Packed],
-    lower: &Lower,
+    lower: &TierValues,
     limit: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> CheckReport {

@@ -33,12 +33,13 @@ pub use exchange::{owned_regions, owned_slots, Exchange, SingleProcess};
 pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
 pub use spill::{check_tier_out_of_core, interrupted_solve, plan_under_budget, BudgetPlan};
 pub use tier::{
-    solve_tier, try_solve_tier, try_solve_tier_shared, try_solve_tier_until, Lower, Progress,
-    SolvedTier,
+    solve_tier, try_solve_tier, try_solve_tier_shared, try_solve_tier_until, Progress, SolvedTier,
 };
 
 use crate::game::{Game, TierKey, Tiers};
-use crate::tablebase::{self, TbError, TierMeta, TierStats, TierStore};
+use crate::tablebase::{self, TbError, TierMeta, TierStore};
+use crate::tier_values::TierStats;
+pub use crate::tier_values::TierValues;
 use crate::value::Packed;
 
 /// How to run a solve.
@@ -167,7 +168,7 @@ impl TierReport {
 pub fn solve_in_memory<G: Tiers>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
     let mut done: HashMap<TierKey, Vec<Packed>> = HashMap::new();
     for t in g.tiers(max_pieces) {
-        let mut lower = Lower::new();
+        let mut lower = TierValues::new();
         for d in g.tier_deps(t) {
             lower.add(d, &done[&d]);
         }
@@ -505,7 +506,7 @@ fn solve_tiers<G: Game>(
                 slot.insert(Arc::new(store.load(d)?));
             }
         }
-        let mut lower = Lower::new();
+        let mut lower = TierValues::new();
         for d in g.tier_deps(t) {
             lower.add(d, &loaded[&d]);
         }

@@ -27,10 +27,9 @@ use rayon::prelude::*;
 
 use super::exchange::{owned_regions, Exchange};
 use super::slot::Slot;
-use super::tier::{
-    is_open, lower_max, pack, Buckets, Found, Lower, COUNT, LOSSES, NOT_A_LOSS, WINS,
-};
+use super::tier::{is_open, lower_max, pack, Buckets, Found, COUNT, LOSSES, NOT_A_LOSS, WINS};
 use crate::game::{TierKey, Tiers};
+use crate::tier_values::TierValues;
 use crate::value::Value;
 
 /// How a tier's work is cut up, and whether open states keep their
@@ -177,7 +176,7 @@ impl<G: Tiers, S> Default for ApplyWork<G, S> {
 pub(super) struct LevelJob<'a, G: Tiers, S> {
     pub g: &'a G,
     pub t: TierKey,
-    pub lower: &'a Lower<'a>,
+    pub lower: &'a TierValues<'a>,
     /// The state words of slots `base..base + states.len()`: the whole
     /// tier (`base` 0), or the window of it an out-of-core solve holds.
     pub states: &'a [AtomicU16],

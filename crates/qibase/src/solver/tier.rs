@@ -27,7 +27,7 @@ use super::limits::{check_tier_size, LimitError};
 use super::propagate::{region_shift, LevelJob, Tuning, MAX_REGION_SHIFT};
 use super::slot::Slot;
 use crate::game::{TierKey, Tiers};
-use crate::tablebase::TierStats;
+use crate::tier_values::{add_counts, TierStats, TierValues};
 use crate::value::{Packed, Value, UNDECIDED};
 
 /// The solver's per-slot state word.
@@ -91,80 +91,6 @@ pub enum Progress {
     Initial(u64),
     /// Level `.0` is done; `.1` positions have been propagated so far.
     Level(u16, u64),
-}
-
-/// The solved values of the tiers a tier depends on.
-#[derive(Default)]
-pub struct Lower<'a> {
-    tiers: Vec<(TierKey, &'a [Packed])>,
-}
-
-impl<'a> Lower<'a> {
-    /// No lower tiers yet.
-    pub fn new() -> Self {
-        Lower { tiers: Vec::new() }
-    }
-
-    /// Make tier `t`'s solved values readable.
-    pub fn add(&mut self, t: TierKey, values: &'a [Packed]) {
-        self.tiers.push((t, values));
-    }
-
-    /// The solved value of slot `i` of tier `t`; `None` if the tier is not
-    /// loaded or the slot holds no value.
-    #[inline]
-    pub fn get(&self, t: TierKey, i: u64) -> Option<Value> {
-        let table = self.tiers.iter().find(|(k, _)| *k == t)?.1;
-        Value::unpack(*table.get(i as usize)?)
-    }
-
-    /// The solved value of slot `i` of tier `t`, which a dependency must have.
-    #[inline]
-    pub fn value(&self, t: TierKey, i: u64) -> Value {
-        self.get(t, i).unwrap_or_else(|| missing(t, i))
-    }
-
-    /// The number under which tier `t` was added (for [`Lower::at`]).
-    #[inline]
-    fn slot_of(&self, t: TierKey) -> usize {
-        self.tiers
-            .iter()
-            .position(|(k, _)| *k == t)
-            .unwrap_or_else(|| panic!("tier {t} is not loaded (missing tier dependency)"))
-    }
-
-    /// The values of every tier added, in the order they were added.
-    pub(super) fn tables(&self) -> impl Iterator<Item = (TierKey, &'a [Packed])> + '_ {
-        self.tiers.iter().copied()
-    }
-
-    /// Start loading the value of slot `i` of tier `t`.
-    #[inline]
-    pub(super) fn prefetch_value(&self, t: TierKey, i: u64) {
-        self.prefetch(self.slot_of(t), i);
-    }
-
-    #[inline]
-    fn prefetch(&self, table: usize, i: u64) {
-        if let Some(v) = self.tiers[table].1.get(i as usize) {
-            crate::prefetch::prefetch(v);
-        }
-    }
-
-    /// The value of slot `i` of the `table`-th tier added.
-    #[inline]
-    fn at(&self, table: usize, i: u64) -> Value {
-        let (t, values) = self.tiers[table];
-        values
-            .get(i as usize)
-            .and_then(|&p| Value::unpack(p))
-            .unwrap_or_else(|| missing(t, i))
-    }
-}
-
-#[cold]
-fn missing(t: TierKey, i: u64) -> ! {
-    panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
 }
 
 /// Pack a decided value, which must stay below the open states.
@@ -254,7 +180,7 @@ pub struct SolvedTier {
 pub fn solve_tier<G: Tiers>(
     g: &G,
     t: TierKey,
-    lower: &Lower,
+    lower: &TierValues,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> SolvedTier {
     try_solve_tier(g, t, lower, progress).unwrap_or_else(|e| panic!("{e}"))
@@ -273,7 +199,7 @@ pub fn solve_tier<G: Tiers>(
 pub fn try_solve_tier<G: Tiers>(
     g: &G,
     t: TierKey,
-    lower: &Lower,
+    lower: &TierValues,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<SolvedTier, LimitError> {
     let solved = solve_tier_tuned(
@@ -299,7 +225,7 @@ pub fn try_solve_tier<G: Tiers>(
 pub fn try_solve_tier_until<G: Tiers>(
     g: &G,
     t: TierKey,
-    lower: &Lower,
+    lower: &TierValues,
     progress: &(dyn Fn(Progress) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Option<SolvedTier>, LimitError> {
@@ -326,7 +252,7 @@ pub fn try_solve_tier_until<G: Tiers>(
 pub fn try_solve_tier_shared<G: Tiers>(
     g: &G,
     t: TierKey,
-    lower: &Lower,
+    lower: &TierValues,
     progress: &(dyn Fn(Progress) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
     ex: &dyn Exchange,
@@ -345,7 +271,7 @@ pub fn try_solve_tier_shared<G: Tiers>(
 pub(super) fn solve_tier_tuned<G: Tiers>(
     g: &G,
     t: TierKey,
-    lower: &Lower,
+    lower: &TierValues,
     progress: &(dyn Fn(Progress) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
     tuning: Tuning,
@@ -364,7 +290,7 @@ pub(super) fn solve_tier_tuned<G: Tiers>(
 fn solve_with_slots<G: Tiers, S: Slot>(
     g: &G,
     t: TierKey,
-    lower: &Lower,
+    lower: &TierValues,
     progress: &(dyn Fn(Progress) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
     tuning: Tuning,
@@ -560,19 +486,6 @@ pub(super) fn settle_and_count(words: &mut [u16]) -> TierStats {
         .reduce(TierStats::default, add_counts)
 }
 
-/// The counts of two parts of a tier together (timings left out).
-pub(super) fn add_counts(a: TierStats, b: TierStats) -> TierStats {
-    TierStats {
-        wins: a.wins + b.wins,
-        losses: a.losses + b.losses,
-        draws: a.draws + b.draws,
-        unused: a.unused + b.unused,
-        max_win: a.max_win.max(b.max_win),
-        max_loss: a.max_loss.max(b.max_loss),
-        ..TierStats::default()
-    }
-}
-
 /// Scratch space of one initial-pass task (reused, so nothing allocates
 /// per position).
 struct InitWork<G: Tiers, S> {
@@ -651,7 +564,7 @@ fn init_batch<G: Tiers, S: Slot>(
     g: &G,
     t: TierKey,
     batch: &[(u64, G::Pos)],
-    lower: &Lower,
+    lower: &TierValues,
     states: &[AtomicU16],
     keep_lower_wins: bool,
     w: &mut InitWork<G, S>,
@@ -763,7 +676,7 @@ mod tests {
         let g = crate::games::weiming::Weiming::new();
         let mut done: std::collections::HashMap<TierKey, Vec<Packed>> = Default::default();
         for t in g.tiers(None) {
-            let mut lower = Lower::new();
+            let mut lower = TierValues::new();
             for d in g.tier_deps(t) {
                 lower.add(d, &done[&d]);
             }
@@ -793,7 +706,7 @@ mod tests {
     fn solve_all<G: Tiers>(g: &G, max: u32, tuning: Tuning) -> Vec<(TierKey, SolvedTier)> {
         let mut done: Vec<(TierKey, SolvedTier)> = Vec::new();
         for t in g.tiers(Some(max)) {
-            let mut lower = Lower::new();
+            let mut lower = TierValues::new();
             for d in g.tier_deps(t) {
                 let (_, s) = done.iter().find(|(k, _)| *k == d).unwrap();
                 lower.add(d, &s.values);
@@ -854,7 +767,7 @@ mod tests {
             crate::with_game!(any, |g| {
                 let mut done: std::collections::HashMap<TierKey, SolvedTier> = Default::default();
                 for t in g.tiers(max) {
-                    let mut lower = Lower::new();
+                    let mut lower = TierValues::new();
                     for d in g.tier_deps(t) {
                         lower.add(d, &done[&d].values);
                     }
@@ -1027,7 +940,7 @@ mod tests {
     fn too_many_in_tier_children_is_an_error() {
         let g = Crowded(crate::games::weiming::Weiming::new());
         let t = g.tiers(None)[0];
-        let err = match try_solve_tier(&g, t, &Lower::new(), &|_| {}) {
+        let err = match try_solve_tier(&g, t, &TierValues::new(), &|_| {}) {
             Ok(_) => panic!("tier {t} solved"),
             Err(e) => e,
         };
@@ -1041,7 +954,7 @@ mod tests {
         assert!(err.to_string().contains("7-bit counter"), "{err}");
         // The same tier of the real game solves.
         let real = crate::games::weiming::Weiming::new();
-        assert!(try_solve_tier(&real, t, &Lower::new(), &|_| {}).is_ok());
+        assert!(try_solve_tier(&real, t, &TierValues::new(), &|_| {}).is_ok());
     }
 
     #[test]

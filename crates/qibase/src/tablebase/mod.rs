@@ -43,6 +43,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::TierKey;
 use crate::value::Packed;
 
+pub use crate::tier_values::TierStats;
 pub use cache::{budget_bytes, BlockCache};
 pub use error::{TbError, LAST_CONVERT_COMMIT};
 pub use file::header::FORMAT_VERSION;
@@ -71,41 +72,6 @@ pub mod internals {
     ) -> Result<header::Layout, super::TbError> {
         header::Layout::parse(path, bytes, bytes.len() as u64, "GAME")
     }
-}
-
-/// Statistics of one solved tier, stored in its header (the field order
-/// is the header's byte layout).
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-pub struct TierStats {
-    /// Positions won by the side to move.
-    pub wins: u64,
-    /// Positions lost by the side to move.
-    pub losses: u64,
-    /// Drawn positions.
-    pub draws: u64,
-    /// Index slots that hold no position (symmetry reduction).
-    pub unused: u64,
-    /// Largest remoteness of a win.
-    pub max_win: u16,
-    /// Largest remoteness of a loss.
-    pub max_loss: u16,
-    /// Seconds the solve of the tier took.
-    pub seconds: f64,
-    /// Threads the solver used.
-    pub threads: usize,
-    /// Peak resident memory of the solving process when the tier was done
-    /// (bytes; 0 if unknown).
-    pub peak_rss: u64,
-    /// Seconds of the solver's initial pass, of its propagation and of
-    /// writing the file (0 when unknown). The header records the encoding
-    /// part of the write (modelling, entropy coding, checksums), which is
-    /// all of it but the sequential disk write that the header itself
-    /// precedes; the solver's report has the whole write.
-    pub init_seconds: f64,
-    /// Seconds of the solver's propagation.
-    pub propagate_seconds: f64,
-    /// Seconds of encoding the file.
-    pub write_seconds: f64,
 }
 
 /// What the header of a tier file says about the tier (the field order

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::compact::{compact_path, CompactFile};
 use super::{tier_path, TbError, TierFile, TierMeta};
 use crate::game::{Game, TierKey};
-use crate::solver::Lower;
+use crate::tier_values::TierValues;
 use crate::value::Packed;
 
 /// The tier files of `game` under `dir` (`<dir>/<game>/<tier>.qtb`).
@@ -185,7 +185,7 @@ impl<'g, G: Game> TierStore<'g, G> {
                 .into_iter()
                 .map(|d| Ok((d, self.load_held(d, held)?)))
                 .collect::<Result<_, TbError>>()?;
-            let mut lower = Lower::new();
+            let mut lower = TierValues::new();
             for (d, v) in &deps {
                 lower.add(*d, v);
             }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use qibase::game::{Game, TierKey, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
 use qibase::reference::solve_forward;
-use qibase::solver::{check_tier, solve_in_memory, Lower};
+use qibase::solver::{check_tier, solve_in_memory, TierValues};
 use qibase::value::{Packed, Value};
 use rayon::prelude::*;
 
@@ -41,7 +41,7 @@ fn compare<G: Game>(g: &G, max: Option<u32>) -> usize {
 fn consistent<G: Game>(g: &G, max: Option<u32>) {
     let solved = solve_in_memory(g, max);
     for t in g.tiers(max) {
-        let mut lower = Lower::new();
+        let mut lower = TierValues::new();
         for d in g.tier_deps(t) {
             lower.add(d, &solved[&d]);
         }

@@ -15,9 +15,9 @@ use crate::solver::propagate::{region_shift, LevelJob, Tuning};
 use crate::solver::slot::Slot;
 use crate::solver::spill::{scan, settle};
 use crate::solver::tier::{
-    as_atomic_u16, is_open, pack, settle_and_count, Buckets, Lower, Progress, CHUNK, LOSSES, WINS,
+    as_atomic_u16, is_open, pack, settle_and_count, Buckets, Progress, CHUNK, LOSSES, WINS,
 };
-use crate::tablebase::TierStats;
+use crate::tier_values::{TierStats, TierValues};
 use crate::value::{Packed, Value};
 
 /// Own slots scanned per round of the initial pass: their lower-tier
@@ -136,7 +136,7 @@ fn solve_with_slots<G: Tiers, S: Slot>(
         // 2. The levels, as in one process; long lower-tier wins come
         // from the side table, so no lower tier is read.
         let t1 = Instant::now();
-        let empty = Lower::new();
+        let empty = TierValues::new();
         let mut level = 0usize;
         let mut decided = 0u64;
         while (level as u64) < ex.max(buckets.len().max(tentative.len()) as u64) {

@@ -263,7 +263,8 @@ fn ask<G: Tiers>(
 mod tests {
     use super::*;
     use crate::solver::check_tier;
-    use crate::solver::tier::{solve_tier, Lower};
+    use crate::solver::tier::solve_tier;
+    use crate::tier_values::TierValues;
 
     /// On every tier of a subset, with windows and batches far smaller
     /// than the tier, the out-of-core check finds what the in-memory one
@@ -278,7 +279,7 @@ mod tests {
         crate::with_game!(any, |g| {
             let mut done: Vec<(TierKey, Vec<Packed>, RawArray)> = Vec::new();
             for t in g.tiers(Some(3)) {
-                let mut lower = Lower::new();
+                let mut lower = TierValues::new();
                 for d in g.tier_deps(t) {
                     lower.add(d, &done.iter().find(|x| x.0 == d).unwrap().1);
                 }

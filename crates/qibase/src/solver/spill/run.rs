@@ -15,12 +15,13 @@ use super::{
 };
 use crate::game::{Game, TierKey, Tiers};
 use crate::solver::slot::Slot;
-use crate::solver::tier::{solve_tier_tuned, Lower};
+use crate::solver::tier::solve_tier_tuned;
 use crate::solver::{
     deps_of, peak_rss_bytes, solved_on_disk, tell, tier_meta, SingleProcess, SolveError,
     SolveObserver, SolveOptions, TierReport,
 };
 use crate::tablebase::{self, TbError, TierMeta, TierStore};
+use crate::tier_values::TierValues;
 use crate::value::Packed;
 
 /// Bytes as a person reads them (KiB, MiB, GiB).
@@ -137,7 +138,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
                     .into_iter()
                     .map(|d| Ok((d, read_whole(&raws[&d])?)))
                     .collect::<Result<_, TbError>>()?;
-                let mut lower = Lower::new();
+                let mut lower = TierValues::new();
                 for (d, v) in &held {
                     lower.add(*d, v);
                 }

@@ -36,11 +36,12 @@ use crate::solver::limits::LimitError;
 use crate::solver::propagate::{LevelJob, Outbox, Tuning};
 use crate::solver::slot::Slot;
 use crate::solver::tier::{
-    add_counts, as_atomic_u16, is_open, pack, settle_and_count, split_children, state, Buckets,
-    Found, Lower, Progress, CHUNK, COUNT, LOSSES, WINS,
+    as_atomic_u16, is_open, pack, settle_and_count, split_children, state, Buckets, Found,
+    Progress, CHUNK, COUNT, LOSSES, WINS,
 };
 use crate::solver::SolveError;
-use crate::tablebase::{TbError, TierStats};
+use crate::tablebase::TbError;
+use crate::tier_values::{add_counts, TierStats, TierValues};
 use crate::value::{Packed, Value};
 
 /// Slots of a lower tier read as one block when answering requests.
@@ -250,7 +251,7 @@ pub(in crate::solver) fn solve_spilled<G: Tiers, S: Slot>(
     let mut undo = UndoLog::create(&work.join(checkpoint::UNDO), plan.regions, epoch)?;
     let mut last_checkpoint = Instant::now();
     let mut record = Vec::new();
-    let empty = Lower::new();
+    let empty = TierValues::new();
     let tuning = Tuning {
         round: plan.round,
         ..Tuning::default()
@@ -921,7 +922,7 @@ mod tests {
                 for t in g.tiers(Some(max)) {
                     let _ = std::fs::remove_dir_all(&scratch);
                     std::fs::create_dir_all(&scratch).unwrap();
-                    let mut lower = Lower::new();
+                    let mut lower = TierValues::new();
                     for d in g.tier_deps(t) {
                         lower.add(d, &done.iter().find(|x| x.0 == d).unwrap().1);
                     }
@@ -1000,7 +1001,7 @@ mod tests {
             let mut done: Vec<(TierKey, Vec<Packed>, Arc<RawArray>)> = Vec::new();
             let mut resumes = 0;
             for t in g.tiers(Some(3)) {
-                let mut lower = Lower::new();
+                let mut lower = TierValues::new();
                 for d in g.tier_deps(t) {
                     lower.add(d, &done.iter().find(|x| x.0 == d).unwrap().1);
                 }

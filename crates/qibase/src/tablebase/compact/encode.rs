@@ -21,10 +21,10 @@
 use std::ops::Range;
 
 use crate::game::{TierKey, Tiers};
-use crate::solver::Lower;
 use crate::tablebase::codec::model::{QUAD, QUAD_SYMBOLS, WDL_DRAW, WDL_LOSS, WDL_WIN};
 use crate::tablebase::codec::rans::PROB_SCALE;
 use crate::tablebase::codec::{ModelSpec, PART};
+use crate::tier_values::TierValues;
 use crate::value::{Packed, Value, MAX_REMOTENESS};
 
 /// What one slot requires of the stored value.
@@ -45,7 +45,7 @@ pub(crate) fn needs<G: Tiers>(
     t: TierKey,
     range: Range<u64>,
     values: &[Packed],
-    lower: &Lower,
+    lower: &TierValues,
 ) -> Vec<Need> {
     let base = range.start;
     let mut out = vec![Need::Free; (range.end - range.start) as usize];
@@ -331,7 +331,7 @@ mod tests {
         let solved = crate::solver::solve_in_memory(g, Some(max_pieces));
         let mut found = 0;
         for t in g.tiers(Some(max_pieces)) {
-            let mut lower = Lower::new();
+            let mut lower = TierValues::new();
             for d in g.tier_deps(t) {
                 lower.add(d, &solved[&d]);
             }

@@ -24,8 +24,8 @@ use xxhash_rust::xxh3::Xxh3;
 use super::file::{compact_path, CompactFile};
 use super::tier::{encode_tier, FastOrigin, COMPACT_BLOCK_SIZE};
 use crate::game::{Game, TierKey, Tiers};
-use crate::solver::Lower;
 use crate::tablebase::{tier_path, write_tier_with, TbError, TierFile, TierStore, WriteOptions};
+use crate::tier_values::TierValues;
 use crate::value::Packed;
 
 /// What `pack` or `unpack` did with one tier.
@@ -136,7 +136,7 @@ pub fn pack<G: Game>(
         let (sizes, kept) = match existing {
             Some(c) => (c.sizes(), true),
             None => {
-                let mut lower = Lower::new();
+                let mut lower = TierValues::new();
                 for d in g.tier_deps(t) {
                     lower.add(d, &held[&d]);
                 }
@@ -216,7 +216,7 @@ pub fn unpack<G: Game>(
         let values = if matches {
             TierFile::open(&dest, g.id(), g.rules_hash(), t)?.read_all()?
         } else {
-            let mut lower = Lower::new();
+            let mut lower = TierValues::new();
             for d in g.tier_deps(t) {
                 lower.add(d, &held[&d]);
             }

@@ -12,11 +12,11 @@ use rayon::prelude::*;
 use super::encode::{choose_remoteness, choose_symbols, kept_need, needs, Need};
 use super::file::{CompactEncoded, CompactFile, CompactHeader};
 use crate::game::{TierKey, Tiers};
-use crate::solver::Lower;
 use crate::tablebase::cache::{BlockCache, Lookup, SLOT_VALUES};
 use crate::tablebase::codec::model::{Counts, WDL_DRAW, WDL_WIN};
 use crate::tablebase::codec::{TierModel, PART};
 use crate::tablebase::{TbError, TierMeta};
+use crate::tier_values::TierValues;
 use crate::value::{Packed, Value, Wdl};
 
 /// Slots per compact block. Larger blocks cost fewer index bytes and
@@ -84,7 +84,7 @@ pub fn encode_tier<G: Tiers>(
     g: &G,
     t: TierKey,
     values: &[Packed],
-    lower: &Lower,
+    lower: &TierValues,
     origin: &FastOrigin,
     block_size: u32,
 ) -> CompactEncoded {
@@ -348,7 +348,7 @@ impl CompactFile {
     /// # Errors
     /// A damaged block ([`TbError::Corrupt`]), or a slot whose moves lead to
     /// values the lower tiers lack.
-    pub fn resolve<G: Tiers>(&self, g: &G, lower: &Lower) -> Result<Vec<Packed>, TbError> {
+    pub fn resolve<G: Tiers>(&self, g: &G, lower: &TierValues) -> Result<Vec<Packed>, TbError> {
         let h = self.header();
         let t = h.meta.tier;
         let kept = h.kept_half;
