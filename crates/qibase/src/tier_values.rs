@@ -66,7 +66,7 @@ pub struct TierValues<'a> {
 
 impl<'a> TierValues<'a> {
     /// No lower tiers yet.
-    pub fn new() -> Self {
+    pub const fn new() -> Self {
         TierValues { tiers: Vec::new() }
     }
 

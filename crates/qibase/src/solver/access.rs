@@ -23,7 +23,7 @@ pub fn random_atomic_rate(len: usize, threads: usize, seconds: f64, prefetch: bo
     // gives them); every page touched first so page faults are not measured.
     let mut store = crate::hugemem::zeroed_u16(len);
     store.iter_mut().step_by(2048).for_each(|w| *w = 1);
-    let words = super::tier::as_atomic_u16(&mut store);
+    let words = super::state::as_atomic_u16(&mut store);
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(p) => p,
         Err(_) => return 0.0,

@@ -8,11 +8,10 @@
 //! the decided positions are, grouped by region as message combining
 //! already does (see [`super::propagate`]), and handed to the owners of
 //! those regions through [`Exchange::all_to_all`]; the ranks agree on when
-//! the levels end through [`Exchange::max`]. One tier shared through
-//! [`super::try_solve_tier_shared`] ends with every rank getting the whole
-//! finished tier ([`Exchange::broadcast`]); a whole solve by several ranks
-//! ([`super::solve_game_shared`]) keeps each rank's slice instead and asks
-//! the owners for lower-tier values (`super::sliced`).
+//! the levels end through [`Exchange::max`]. A whole solve by several
+//! ranks ([`super::solve_game_shared`]) keeps each rank's slice of every
+//! finished tier and asks the owners for lower-tier values
+//! (`super::sliced`).
 //!
 //! The solver knows nothing of how the ranks talk: [`SingleProcess`] is one
 //! rank, every operation the identity; the `qibase-mpi` crate (the command

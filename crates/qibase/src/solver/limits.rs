@@ -21,7 +21,7 @@
 
 use std::fmt;
 
-use super::tier::state;
+use super::state;
 use crate::game::{TierKey, Tiers};
 
 /// Most index slots in one tier: 2^46, whose 16-bit state words take

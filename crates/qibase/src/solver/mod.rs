@@ -13,12 +13,16 @@
 mod access;
 mod check;
 mod exchange;
+mod levels;
 mod limits;
 mod propagate;
+mod requests;
 mod sliced;
 mod slot;
 mod spill;
+mod state;
 mod tier;
+mod tier_options;
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -32,9 +36,8 @@ pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use exchange::{owned_regions, owned_slots, Exchange, SingleProcess};
 pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
 pub use spill::{check_tier_out_of_core, interrupted_solve, plan_under_budget, BudgetPlan};
-pub use tier::{
-    solve_tier, try_solve_tier, try_solve_tier_shared, try_solve_tier_until, Progress, SolvedTier,
-};
+pub use tier::{solve_tier, SolvedTier};
+pub use tier_options::{Progress, TierOptions};
 
 use crate::game::{Game, TierKey, Tiers};
 use crate::tablebase::{self, TbError, TierMeta, TierStore};
@@ -164,7 +167,7 @@ impl TierReport {
 /// # Panics
 ///
 /// If a tier is over one of the solver's [limits](check_limits) (see
-/// [`solve_tier`]).
+/// [`solve_tier`], which returns the error instead).
 pub fn solve_in_memory<G: Tiers>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
     let mut done: HashMap<TierKey, Vec<Packed>> = HashMap::new();
     for t in g.tiers(max_pieces) {
@@ -172,7 +175,9 @@ pub fn solve_in_memory<G: Tiers>(g: &G, max_pieces: Option<u32>) -> HashMap<Tier
         for d in g.tier_deps(t) {
             lower.add(d, &done[&d]);
         }
-        let solved = solve_tier(g, t, &lower, &|_| {});
+        let solved = solve_tier(g, t, &lower, &TierOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .expect("never asked to stop");
         done.insert(t, solved.values);
     }
     done
@@ -515,9 +520,9 @@ fn solve_tiers<G: Game>(
         let t0 = Instant::now();
         let progress = |e| tell(observer, e);
         let sent_before = ex.bytes_sent();
-        let Some(solved) =
-            try_solve_tier_shared(g, t, &lower, &progress, &|| observer.should_stop(), ex)?
-        else {
+        let stop = || observer.should_stop();
+        let opts = TierOptions::default().progress(&progress).stop(&stop);
+        let Some(solved) = solve_tier(g, t, &lower, &opts)? else {
             return Err(SolveError::Stopped { next: name });
         };
         let mut stats = solved.stats;

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use super::exchange::{owned_regions, Exchange};
 use super::slot::Slot;
-use super::tier::{is_open, lower_max, pack, Buckets, Found, COUNT, LOSSES, NOT_A_LOSS, WINS};
+use super::state::{is_open, lower_max, pack, Buckets, Found, COUNT, LOSSES, NOT_A_LOSS, WINS};
 use crate::game::{TierKey, Tiers};
 use crate::tier_values::TierValues;
 use crate::value::Value;
@@ -188,7 +188,7 @@ pub(super) struct LevelJob<'a, G: Tiers, S> {
     pub saturated: Option<&'a [(u64, u16)]>,
     pub level: u16,
     /// Positions found decided, for later levels.
-    pub found: &'a Mutex<&'a mut Buckets<S>>,
+    pub found: &'a Mutex<Buckets<S>>,
     pub touches: &'a AtomicU64,
     pub tuning: Tuning,
     /// Slots per region (log 2) and regions of the tier.

@@ -60,6 +60,23 @@ impl Slot for u64 {
     }
 }
 
+/// A tier's solve, written once for both widths of slot numbers.
+pub(super) trait WithSlots {
+    type Output;
+    /// Solve with slot numbers of type `S`.
+    fn run<S: Slot>(self) -> Self::Output;
+}
+
+/// Run `solve` with 32-bit slot numbers if a tier of `slots` slots fits
+/// them and `wide` does not ask for 64 bits, with 64-bit ones if not.
+pub(super) fn with_slots<W: WithSlots>(slots: u64, wide: bool, solve: W) -> W::Output {
+    if slots <= <u32 as Slot>::MAX_SLOTS && !wide {
+        solve.run::<u32>()
+    } else {
+        solve.run::<u64>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

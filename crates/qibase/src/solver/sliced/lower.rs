@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::game::TierKey;
 use crate::solver::exchange::{owned_slots, Exchange};
 use crate::solver::propagate::region_shift;
-use crate::solver::spill::{fold, Request};
+use crate::solver::requests::{fold, Request};
 use crate::value::Packed;
 
 /// The low 56 bits of a request's key: the slot in its lower tier.

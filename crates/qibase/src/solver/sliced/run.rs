@@ -16,7 +16,7 @@ use super::tier::solve_sliced;
 use crate::game::{Game, TierKey};
 use crate::solver::{
     deps_of, peak_rss_bytes, solved_on_disk, tell, tier_meta, writer_pool, Exchange, PendingWrite,
-    SolveError, SolveObserver, SolveOptions, TierReport,
+    SolveError, SolveObserver, SolveOptions, TierOptions, TierReport,
 };
 use crate::tablebase::{self, TbError, TierMeta, TierStore};
 use crate::value::Packed;
@@ -96,8 +96,9 @@ fn solve_tiers<G: Game>(
         let t0 = Instant::now();
         let progress = |e| tell(observer, e);
         let sent_before = ex.bytes_sent();
-        let Some(solved) = solve_sliced(g, t, &lower, &progress, &|| observer.should_stop(), ex)?
-        else {
+        let stop = || observer.should_stop();
+        let opts = TierOptions::default().progress(&progress).stop(&stop);
+        let Some(solved) = solve_sliced(g, t, &lower, &opts, ex)? else {
             return Err(SolveError::Stopped { next: name });
         };
         drop(lower);

@@ -10,15 +10,15 @@ use rayon::prelude::*;
 use super::lower::{answer_by_ranks, Slice, SlicedLower};
 use crate::game::{TierKey, Tiers};
 use crate::solver::exchange::{owned_regions, region_count, Exchange};
+use crate::solver::levels::run_levels;
 use crate::solver::limits::LimitError;
 use crate::solver::propagate::{region_shift, LevelJob, Tuning};
-use crate::solver::slot::Slot;
-use crate::solver::spill::{scan, settle};
-use crate::solver::tier::{
-    as_atomic_u16, is_open, pack, settle_and_count, Buckets, Progress, CHUNK, LOSSES, WINS,
-};
+use crate::solver::requests::{scan, settle};
+use crate::solver::slot::{with_slots, Slot, WithSlots};
+use crate::solver::state::{as_atomic_u16, settle_and_count, Buckets, CHUNK};
+use crate::solver::tier_options::{Progress, TierOptions};
 use crate::tier_values::{TierStats, TierValues};
-use crate::value::{Packed, Value};
+use crate::value::Packed;
 
 /// Own slots scanned per round of the initial pass: their lower-tier
 /// requests (a few per slot, 12 bytes each, and their replies) stay in
@@ -35,50 +35,132 @@ pub(super) struct SlicedTier {
     pub touches: u64,
 }
 
-/// Solve tier `t` as this rank's part (collective: every rank calls it).
-/// `None`: stopped (every rank alike).
+/// Solve tier `t` as this rank's part (collective: every rank calls it),
+/// telling and asking `opts`' callbacks. The tuning is the cluster's
+/// ([`Tuning::for_ranks`]), with regions cut by the tier's size, as the
+/// slices are. `None`: stopped (every rank alike).
 pub(super) fn solve_sliced<G: Tiers>(
     g: &G,
     t: TierKey,
     lower: &SlicedLower,
-    progress: &(dyn Fn(Progress) + Sync),
-    stop: &(dyn Fn() -> bool + Sync),
+    opts: &TierOptions,
     ex: &dyn Exchange,
 ) -> Result<Option<SlicedTier>, LimitError> {
-    if g.tier_size(t) <= u32::MAX as u64 {
-        solve_with_slots::<G, u32>(g, t, lower, progress, stop, ex)
-    } else {
-        solve_with_slots::<G, u64>(g, t, lower, progress, stop, ex)
+    let opts = opts.tuning(Tuning::for_ranks(ex.ranks()));
+    let solve = Sliced {
+        g,
+        t,
+        lower,
+        opts: &opts,
+        ex,
+    };
+    with_slots(g.tier_size(t), false, solve)
+}
+
+/// The arguments of [`solve_sliced`], solved with either width of slot
+/// numbers.
+struct Sliced<'a, G> {
+    g: &'a G,
+    t: TierKey,
+    lower: &'a SlicedLower<'a>,
+    opts: &'a TierOptions<'a>,
+    ex: &'a dyn Exchange,
+}
+
+/// The queues the sliced initial pass leaves for the levels: decided
+/// positions, tentative wins, and the side table of long lower-tier wins.
+type Queued<S> = (Buckets<S>, Buckets<S>, Vec<(u64, u16)>);
+
+impl<G: Tiers> WithSlots for Sliced<'_, G> {
+    type Output = Result<Option<SlicedTier>, LimitError>;
+
+    fn run<S: Slot>(self) -> Self::Output {
+        let Sliced { g, t, opts, ex, .. } = self;
+        let n = g.tier_size(t) as usize;
+        let shift = region_shift(n);
+        let regions = region_count(n, shift);
+        let own = Slice::owned(n as u64, ex.ranks(), ex.rank());
+        let own = own.start as usize..own.end as usize;
+        let mut words = crate::hugemem::zeroed_u16(own.len());
+        let touches = AtomicU64::new(0);
+        let t0 = Instant::now();
+        let (init_seconds, propagate_seconds) = {
+            let states = as_atomic_u16(&mut words);
+            // 1. The initial pass, a round of own slots at a time.
+            let Some((buckets, mut tentative, saturated)) =
+                self.initial_pass::<S>(own.start, states, &touches)?
+            else {
+                return Ok(None);
+            };
+            let init_seconds = t0.elapsed().as_secs_f64();
+
+            // 2. The levels, as in one process; long lower-tier wins come
+            // from the side table, so no lower tier is read.
+            let t1 = Instant::now();
+            let empty = TierValues::new();
+            let found = Mutex::new(buckets);
+            let job = LevelJob {
+                g,
+                t,
+                lower: &empty,
+                states,
+                base: own.start,
+                saturated: Some(&saturated[..]),
+                level: 0,
+                found: &found,
+                touches: &touches,
+                tuning: opts.tuning,
+                shift,
+                regions,
+                owned: owned_regions(regions, ex.ranks(), ex.rank()),
+            };
+            if !run_levels(job, &mut tentative, opts, ex) {
+                return Ok(None);
+            }
+            (init_seconds, t1.elapsed().as_secs_f64())
+        };
+
+        // 3. What is still open is a draw; the counts of every rank's slots.
+        let t2 = Instant::now();
+        let part = settle_and_count(&mut words);
+        let stats = TierStats {
+            wins: ex.sum(part.wins),
+            losses: ex.sum(part.losses),
+            draws: ex.sum(part.draws),
+            unused: ex.sum(part.unused),
+            max_win: ex.max(part.max_win.into()) as u16,
+            max_loss: ex.max(part.max_loss.into()) as u16,
+            init_seconds,
+            propagate_seconds: propagate_seconds + t2.elapsed().as_secs_f64(),
+            ..TierStats::default()
+        };
+        Ok(Some(SlicedTier {
+            slice: Slice {
+                slots: own.start as u64..own.end as u64,
+                values: Packed::vec_from_bits(words),
+            },
+            stats,
+            touches: touches.into_inner(),
+        }))
     }
 }
 
-fn solve_with_slots<G: Tiers, S: Slot>(
-    g: &G,
-    t: TierKey,
-    lower: &SlicedLower,
-    progress: &(dyn Fn(Progress) + Sync),
-    stop: &(dyn Fn() -> bool + Sync),
-    ex: &dyn Exchange,
-) -> Result<Option<SlicedTier>, LimitError> {
-    let n = g.tier_size(t) as usize;
-    let shift = region_shift(n);
-    let regions = region_count(n, shift);
-    let own_regions = owned_regions(regions, ex.ranks(), ex.rank());
-    let own = Slice::owned(n as u64, ex.ranks(), ex.rank());
-    let own = own.start as usize..own.end as usize;
-    let mut words = crate::hugemem::zeroed_u16(own.len());
-    let tables = lower.keys();
-    let mut buckets = Buckets::<S>::default();
-    let mut tentative = Buckets::<S>::default();
-    let mut saturated: Vec<(u64, u16)> = Vec::new();
-    let touches = AtomicU64::new(0);
-    let mut stats = TierStats::default();
-    let t0 = Instant::now();
-    {
-        let states = as_atomic_u16(&mut words);
-
-        // 1. The initial pass, a round of own slots at a time; every rank
-        // takes part in as many rounds as the one with the most slots.
+impl<G: Tiers> Sliced<'_, G> {
+    /// The initial pass over this rank's slots (from `first` on, their
+    /// state words `states`), a round at a time; every rank takes part in
+    /// as many rounds as the one with the most slots. `None`: stopped.
+    fn initial_pass<S: Slot>(
+        &self,
+        first: usize,
+        states: &[AtomicU16],
+        touches: &AtomicU64,
+    ) -> Result<Option<Queued<S>>, LimitError> {
+        let (g, t, ex) = (self.g, self.t, self.ex);
+        let own = first..first + states.len();
+        let tables = self.lower.keys();
+        let mut buckets = Buckets::<S>::default();
+        let mut tentative = Buckets::<S>::default();
+        let mut saturated: Vec<(u64, u16)> = Vec::new();
         let round_len = ROUND_SLOTS.min(own.len());
         let mut best: Vec<AtomicU16> = Vec::new();
         let mut longest: Vec<AtomicU16> = Vec::new();
@@ -111,7 +193,7 @@ fn solve_with_slots<G: Tiers, S: Slot>(
             let (best, longest) = (&best[..hi - lo], &longest[..hi - lo]);
             best.iter().for_each(|a| a.store(u16::MAX, Relaxed));
             longest.iter().for_each(|a| a.store(0, Relaxed));
-            answer_by_ranks(ex, lower, requests, best, longest);
+            answer_by_ranks(ex, self.lower, requests, best, longest);
             let settled: Vec<_> = round
                 .par_chunks(CHUNK)
                 .zip(best.par_chunks(CHUNK))
@@ -124,75 +206,12 @@ fn solve_with_slots<G: Tiers, S: Slot>(
                 tentative.push_all(&[Vec::new(), s.tentative]);
                 saturated.extend_from_slice(&s.saturated);
             }
-            progress(Progress::Initial((hi - lo) as u64));
-            if ex.max(stop().into()) != 0 {
+            (self.opts.progress)(Progress::Initial((hi - lo) as u64));
+            if ex.max((self.opts.stop)().into()) != 0 {
                 return Ok(None);
             }
         }
-        drop((best, longest));
         saturated.sort_unstable();
-        stats.init_seconds = t0.elapsed().as_secs_f64();
-
-        // 2. The levels, as in one process; long lower-tier wins come
-        // from the side table, so no lower tier is read.
-        let t1 = Instant::now();
-        let empty = TierValues::new();
-        let mut level = 0usize;
-        let mut decided = 0u64;
-        while (level as u64) < ex.max(buckets.len().max(tentative.len()) as u64) {
-            let mut current = buckets.take(level);
-            let won = pack(Value::Win(level as u16));
-            for i in tentative.take(level)[WINS].iter().copied() {
-                let s = &states[i.index() - own.start];
-                if is_open(s.load(Relaxed)) {
-                    s.store(won, Relaxed);
-                    current[WINS].push(i);
-                }
-            }
-            let found = Mutex::new(&mut buckets);
-            let job = LevelJob {
-                g,
-                t,
-                lower: &empty,
-                states,
-                base: own.start,
-                saturated: Some(&saturated[..]),
-                level: level as u16,
-                found: &found,
-                touches: &touches,
-                tuning: Tuning::for_ranks(ex.ranks()),
-                shift,
-                regions,
-                owned: own_regions.clone(),
-            };
-            job.propagate(&current[LOSSES], true, ex);
-            job.propagate(&current[WINS], false, ex);
-            decided += ex.sum((current[LOSSES].len() + current[WINS].len()) as u64);
-            progress(Progress::Level(level as u16, decided));
-            if ex.max(stop().into()) != 0 {
-                return Ok(None);
-            }
-            level += 1;
-        }
-        stats.propagate_seconds = t1.elapsed().as_secs_f64();
+        Ok(Some((buckets, tentative, saturated)))
     }
-
-    // 3. What is still open is a draw; the counts of every rank's slots.
-    let t2 = Instant::now();
-    let part = settle_and_count(&mut words);
-    stats.wins = ex.sum(part.wins);
-    stats.losses = ex.sum(part.losses);
-    stats.draws = ex.sum(part.draws);
-    stats.unused = ex.sum(part.unused);
-    stats.max_win = ex.max(part.max_win.into()) as u16;
-    stats.max_loss = ex.max(part.max_loss.into()) as u16;
-    stats.propagate_seconds += t2.elapsed().as_secs_f64();
-    Ok(Some(SlicedTier {
-        slice: Slice {
-            slots: own.start as u64..own.end as u64,
-            values: Packed::vec_from_bits(words),
-        },
-        stats,
-        touches: touches.into_inner(),
-    }))
 }

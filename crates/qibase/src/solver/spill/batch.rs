@@ -16,7 +16,7 @@
 //! round that gives every thread a chunk. A round overshoots the batch
 //! only when its slots ask more than twice the rate of any before them.
 
-use crate::solver::tier::CHUNK;
+use crate::solver::state::CHUNK;
 
 /// Rates are kept in sixteenths of a request per slot.
 const SCALE: usize = 16;

@@ -23,10 +23,11 @@ use rayon::prelude::*;
 
 use super::batch::BatchSlots;
 use super::files::RawArray;
-use super::tier::{answer_requests, fold_known, Request, DRAW_SEEN};
+use super::grouping::answer_requests;
 use crate::game::{TierKey, Tiers};
 use crate::solver::check::{CheckReport, Inconsistency};
-use crate::solver::tier::CHUNK;
+use crate::solver::requests::{fold_known, Request, DRAW_SEEN};
+use crate::solver::state::CHUNK;
 use crate::tablebase::{TbError, TierStore};
 use crate::value::{Packed, Value};
 
@@ -263,7 +264,7 @@ fn ask<G: Tiers>(
 mod tests {
     use super::*;
     use crate::solver::check_tier;
-    use crate::solver::tier::solve_tier;
+    use crate::solver::tier::solve_plain;
     use crate::tier_values::TierValues;
 
     /// On every tier of a subset, with windows and batches far smaller
@@ -283,7 +284,7 @@ mod tests {
                 for d in g.tier_deps(t) {
                     lower.add(d, &done.iter().find(|x| x.0 == d).unwrap().1);
                 }
-                let mut values = solve_tier(g, t, &lower, &|_| {}).values;
+                let mut values = solve_plain(g, t, &lower).values;
                 let n = values.len() as u64;
                 let name = dir.join(format!("{}.raw", g.tier_name(t)));
                 let raw = RawArray::zeroed(&name, n).unwrap();
@@ -319,7 +320,7 @@ mod tests {
                     }
                 }
                 // The lower tiers are kept undamaged.
-                let values = solve_tier(g, t, &lower, &|_| {}).values;
+                let values = solve_plain(g, t, &lower).values;
                 raw.write(0, Packed::slice_as_bits(&values)).unwrap();
                 done.push((t, values, raw));
             }

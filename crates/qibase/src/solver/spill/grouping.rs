@@ -10,7 +10,12 @@
 
 use rayon::prelude::*;
 
-use super::Request;
+use super::files::RawArray;
+use crate::solver::requests::Request;
+use crate::tablebase::TbError;
+
+/// Slots of a lower tier read as one block when answering requests.
+const LOWER_BLOCK_SHIFT: u32 = 13;
 
 /// A batch's requests in group order, group `k` at
 /// `requests[starts[k]..starts[k + 1]]`.
@@ -105,6 +110,55 @@ fn split(pieces: &[Vec<Request>], total: usize, runs: usize) -> Vec<&[Vec<Reques
     }
     out.push(&pieces[from..]);
     out
+}
+
+/// Answer `requests` (`table << 56 | rank`, asker; in pieces, as the
+/// tasks that asked made them) from `tables`: grouped by block of
+/// `1 << LOWER_BLOCK_SHIFT` slots, each block's asked span read once, and
+/// `f(word, asker, table, rank)` called for each (in parallel, in no set
+/// order: what it does must commute). Every rank must be inside its table.
+pub(super) fn answer_requests(
+    tables: &[&RawArray],
+    requests: Vec<Vec<Request>>,
+    f: impl Fn(u16, u32, usize, u64) + Sync,
+) -> Result<(), TbError> {
+    // Block numbers of each table start after the previous table's.
+    let mut first = Vec::with_capacity(tables.len() + 1);
+    first.push(0usize);
+    for raw in tables {
+        let blocks = (raw.len() as usize).div_ceil(1 << LOWER_BLOCK_SHIFT);
+        first.push(first.last().unwrap() + blocks);
+    }
+    let group = |key: u64| {
+        let (table, rank) = ((key >> 56) as usize, key & ((1 << 56) - 1));
+        first[table] + (rank >> LOWER_BLOCK_SHIFT) as usize
+    };
+    let groups = *first.last().unwrap();
+    let Grouped {
+        requests: sorted,
+        starts,
+    } = group_requests(&requests, groups, group);
+    drop(requests);
+    (0..groups)
+        .into_par_iter()
+        .filter(|&k| starts[k] < starts[k + 1])
+        .try_for_each_init(Vec::new, |block: &mut Vec<u16>, k| {
+            let table = first.partition_point(|&f| f <= k) - 1;
+            let raw = tables[table];
+            // Only the span the requests cover: a sparse batch reads a few
+            // words per block, not the whole block.
+            let asks = &sorted[starts[k]..starts[k + 1]];
+            let rank = |key: u64| key & ((1 << 56) - 1);
+            let lo = asks.iter().map(|&(key, _)| rank(key)).min().unwrap_or(0);
+            let hi = asks.iter().map(|&(key, _)| rank(key)).max().unwrap_or(0) + 1;
+            block.resize((hi - lo) as usize, 0);
+            raw.read(lo, block)?;
+            for &(key, at) in asks {
+                let r = rank(key);
+                f(block[(r - lo) as usize], at, table, r);
+            }
+            Ok(())
+        })
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ mod check;
 mod checkpoint;
 mod files;
 mod grouping;
+mod levels;
 mod run;
 mod tier;
 
@@ -32,7 +33,7 @@ pub use check::check_tier_out_of_core;
 pub(super) use files::RawArray;
 pub(super) use run::{human_bytes, solve_tiers_spilled};
 
-pub(super) use tier::{fold, scan, settle, solve_spilled, RawLower, Request, Start};
+pub(super) use tier::{solve_spilled, RawLower, Start};
 
 use super::exchange::region_count;
 use super::propagate::{region_shift, Tuning};

@@ -14,11 +14,9 @@ use super::{
     RawLower, Scratch, Start,
 };
 use crate::game::{Game, TierKey, Tiers};
-use crate::solver::slot::Slot;
-use crate::solver::tier::solve_tier_tuned;
 use crate::solver::{
-    deps_of, peak_rss_bytes, solved_on_disk, tell, tier_meta, SingleProcess, SolveError,
-    SolveObserver, SolveOptions, TierReport,
+    deps_of, peak_rss_bytes, solve_tier, solved_on_disk, tell, tier_meta, SingleProcess,
+    SolveError, SolveObserver, SolveOptions, TierOptions, TierReport,
 };
 use crate::tablebase::{self, TbError, TierMeta, TierStore};
 use crate::tier_values::TierValues;
@@ -129,6 +127,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
         let t0 = Instant::now();
         let progress = |e| tell(observer, e);
         let stop = || observer.should_stop();
+        let opts = TierOptions::default().progress(&progress).stop(&stop);
         let windows = plans[pos].map_or(0, |p| p.windows);
         let mut resumed_seconds = 0.0;
         let (mut raw, mut stats, touches) = match plans[pos] {
@@ -142,10 +141,8 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
                 for (d, v) in &held {
                     lower.add(*d, v);
                 }
-                let tuning = in_memory_tuning(budget);
-                let Some(solved) =
-                    solve_tier_tuned(g, t, &lower, &progress, &stop, tuning, &SingleProcess)?
-                else {
+                let opts = opts.tuning(in_memory_tuning(budget));
+                let Some(solved) = solve_tier(g, t, &lower, &opts)? else {
                     return Err(SolveError::Stopped { next: name });
                 };
                 drop(held);
@@ -186,15 +183,7 @@ pub(in crate::solver) fn solve_tiers_spilled<G: Game>(
                 };
                 // Kept if the solve stops: a checkpoint refers to it.
                 raw.keep_on_drop(true);
-                let solved = if slots <= <u32 as Slot>::MAX_SLOTS {
-                    solve_spilled::<G, u32>(
-                        g, t, &raw, &work, &identity, start, &plan, &progress, &stop,
-                    )
-                } else {
-                    solve_spilled::<G, u64>(
-                        g, t, &raw, &work, &identity, start, &plan, &progress, &stop,
-                    )
-                };
+                let solved = solve_spilled(g, t, &raw, &work, &identity, start, &plan, &opts);
                 let Some(solved) = solved? else {
                     return Err(SolveError::Stopped { next: name });
                 };
