@@ -2,8 +2,8 @@
 //! modes: [`scan`] a chunk of slots (rule ends, in-tier counters) and turn
 //! its lower-tier children into [`Request`]s; each mode answers them its
 //! own way (the out-of-core one from the lower tiers' raw files, block by
-//! block; the sliced one from the ranks that hold those slots) and
-//! [`fold`]s each answer into its asker's accumulators; then [`settle`]
+//! block; the sliced one from the ranks that hold those slots) and folds
+//! each answer into its asker's [`Answers`]; then [`Answers::settle`]
 //! decides or opens each counted position. The accumulators (best win, a
 //! draw, longest win) are all commutative, so no answer needs to arrive in
 //! order. [`split_children`] is the step every initial pass starts a
@@ -11,8 +11,10 @@
 
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
+use rayon::prelude::*;
+
 use super::slot::Slot;
-use super::state::{self, is_open, pack, Found, COUNT, LOSSES, WINS};
+use super::state::{self, is_open, pack, Found, CHUNK, COUNT, LOSSES, WINS};
 use crate::game::{TierKey, Tiers};
 use crate::value::{Packed, Value};
 
@@ -62,8 +64,10 @@ pub(super) struct Scan<S> {
 
 /// Rule ends, positions without moves, in-tier counters (kept in the
 /// state word as `OPEN | count` until settled) and lower-tier requests
-/// of the used slots of `range`; `lo` is the first slot of `states`,
-/// and a request names its lower tier by its place in `tables`.
+/// of the used slots of `range`, a chunk per task; `lo` is the first slot
+/// of `states`, and a request names its lower tier by its place in
+/// `tables`. `Err` with the most in-tier children of a position if one
+/// has more than the counter holds.
 pub(super) fn scan<G: Tiers, S: Slot>(
     g: &G,
     t: TierKey,
@@ -71,71 +75,117 @@ pub(super) fn scan<G: Tiers, S: Slot>(
     lo: usize,
     tables: &[TierKey],
     states: &[AtomicU16],
-) -> Scan<S> {
-    let mut out = Scan {
-        decided: [Vec::new(), Vec::new()],
-        requests: Vec::new(),
-        crowded: 0,
-    };
-    let (mut slots, mut moves, mut children, mut kids) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::<S>::new());
-    g.used_slots(t, range.start as u64..range.end as u64, &mut slots);
-    for (i, p) in slots {
-        let at = i as usize - lo;
-        let decide = |v: Value, out: &mut Scan<S>| {
-            states[at].store(pack(v), Relaxed);
-            match v {
-                Value::Loss(r) => out.decided[LOSSES].push((r, S::new(i))),
-                Value::Win(r) => out.decided[WINS].push((r, S::new(i))),
-                Value::Draw => {}
-            }
+) -> Result<Vec<Scan<S>>, u32> {
+    let end = range.end;
+    let scan_chunk = |chunk: std::ops::Range<usize>| -> Scan<S> {
+        let mut out = Scan {
+            decided: [Vec::new(), Vec::new()],
+            requests: Vec::new(),
+            crowded: 0,
         };
-        if let Some(end) = g.rule_end(&p) {
-            decide(end.value, &mut out);
-            continue;
+        let (mut slots, mut moves, mut children, mut kids) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::<S>::new());
+        g.used_slots(t, chunk.start as u64..chunk.end as u64, &mut slots);
+        for (i, p) in slots {
+            let at = i as usize - lo;
+            let decide = |v: Value, out: &mut Scan<S>| {
+                states[at].store(pack(v), Relaxed);
+                match v {
+                    Value::Loss(r) => out.decided[LOSSES].push((r, S::new(i))),
+                    Value::Win(r) => out.decided[WINS].push((r, S::new(i))),
+                    Value::Draw => {}
+                }
+            };
+            if let Some(end) = g.rule_end(&p) {
+                decide(end.value, &mut out);
+                continue;
+            }
+            let in_tier = split_children(g, t, &p, &mut moves, &mut children, &mut kids);
+            if in_tier == 0 && children.is_empty() {
+                decide(Value::Loss(0), &mut out);
+                continue;
+            }
+            if in_tier > COUNT as usize {
+                out.crowded = out.crowded.max(in_tier.min(u32::MAX as usize) as u32);
+                continue;
+            }
+            states[at].store(state::OPEN | in_tier as u16, Relaxed);
+            for &(ct, r) in &children {
+                let table = tables
+                    .iter()
+                    .position(|&k| k == ct)
+                    .unwrap_or_else(|| panic!("tier {ct} is not loaded (missing tier dependency)"));
+                out.requests.push(((table as u64) << 56 | r, at as u32));
+            }
         }
-        let in_tier = split_children(g, t, &p, &mut moves, &mut children, &mut kids);
-        if in_tier == 0 && children.is_empty() {
-            decide(Value::Loss(0), &mut out);
-            continue;
-        }
-        if in_tier > COUNT as usize {
-            out.crowded = out.crowded.max(in_tier.min(u32::MAX as usize) as u32);
-            continue;
-        }
-        states[at].store(state::OPEN | in_tier as u16, Relaxed);
-        for &(ct, r) in &children {
-            let table = tables
-                .iter()
-                .position(|&k| k == ct)
-                .unwrap_or_else(|| panic!("tier {ct} is not loaded (missing tier dependency)"));
-            out.requests.push(((table as u64) << 56 | r, at as u32));
-        }
+        out
+    };
+    let scans: Vec<Scan<S>> = range
+        .into_par_iter()
+        .step_by(CHUNK)
+        .map(|c| scan_chunk(c..(c + CHUNK).min(end)))
+        .collect();
+    match scans.iter().map(|s| s.crowded).max() {
+        Some(c) if c != 0 => Err(c),
+        _ => Ok(scans),
     }
-    out
 }
 
-/// Fold the value `word` of a lower-tier child of the position at `at`
-/// into its accumulators (`best`: the shortest win through a lower-tier
-/// loss; `longest`: the longest lower-tier win, [`DRAW_SEEN`] set if a
-/// child is a draw); `which` names the child (tier, slot) for the panic of
-/// an unsolved one.
-#[inline]
-pub(super) fn fold(
-    word: u16,
-    at: usize,
-    best: &[AtomicU16],
-    longest: &[AtomicU16],
-    which: impl Fn() -> (TierKey, u64),
-) {
-    if !fold_known(word, at, best, longest) {
-        let (t, i) = which();
-        panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
+/// The answers to the lower-tier requests of a round of slots, folded
+/// per asking slot: `best`, the shortest win through a lower-tier loss
+/// (`u16::MAX`: none); `longest`, the longest lower-tier win, with
+/// [`DRAW_SEEN`] set if a child is a draw. Both are commutative, so the
+/// answers may come in any order.
+pub(super) struct Answers {
+    best: Vec<AtomicU16>,
+    longest: Vec<AtomicU16>,
+}
+
+impl Answers {
+    /// Room for `len` asking slots.
+    pub fn new(len: usize) -> Answers {
+        let mut best: Vec<AtomicU16> = Vec::new();
+        let mut longest: Vec<AtomicU16> = Vec::new();
+        best.resize_with(len, || AtomicU16::new(u16::MAX));
+        longest.resize_with(len, || AtomicU16::new(0));
+        Answers { best, longest }
+    }
+
+    /// No answers yet for the first `len` slots (a new round).
+    pub fn clear(&self, len: usize) {
+        self.best[..len]
+            .iter()
+            .for_each(|a| a.store(u16::MAX, Relaxed));
+        self.longest[..len].iter().for_each(|a| a.store(0, Relaxed));
+    }
+
+    /// Fold the value `word` of a lower-tier child of the slot at `at`;
+    /// `which` names the child (tier, slot) for the panic of an unsolved
+    /// one.
+    #[inline]
+    pub fn fold(&self, word: u16, at: usize, which: impl Fn() -> (TierKey, u64)) {
+        if !fold_known(word, at, &self.best, &self.longest) {
+            let (t, i) = which();
+            panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
+        }
+    }
+
+    /// [`settle`] the counted positions of `states`, whose first slot is
+    /// `first`, from their answers: a chunk per task.
+    pub fn settle<S: Slot>(&self, first: usize, states: &[AtomicU16]) -> Vec<Settled<S>> {
+        states
+            .par_chunks(CHUNK)
+            .zip(self.best.par_chunks(CHUNK))
+            .zip(self.longest.par_chunks(CHUNK))
+            .enumerate()
+            .map(|(c, ((s, b), l))| settle(first + c * CHUNK, s, b, l))
+            .collect()
     }
 }
 
-/// [`fold`] for a word that may hold no value: `false` (nothing folded)
-/// if it holds none.
+/// Fold the value `word` of a lower-tier child of the slot at `at` into
+/// the accumulators `best` and `longest` (see [`Answers`]): `false`
+/// (nothing folded) if it holds no value.
 #[inline]
 pub(super) fn fold_known(word: u16, at: usize, best: &[AtomicU16], longest: &[AtomicU16]) -> bool {
     match Packed::from_bits(word).value() {
@@ -166,9 +216,9 @@ pub(super) struct Settled<S> {
 }
 
 /// The second half of the initial pass over a chunk whose first slot is
-/// `first`: decide or open each counted position, as the in-memory pass
-/// does once it has read the lower-tier values.
-pub(super) fn settle<S: Slot>(
+/// `first`: decide or open each counted position from its answers, as the
+/// in-memory pass does once it has read the lower-tier values.
+fn settle<S: Slot>(
     first: usize,
     states: &[AtomicU16],
     best: &[AtomicU16],

@@ -123,6 +123,23 @@ impl<S: Slot> Buckets<S> {
     }
 }
 
+/// What an initial pass queues for the levels: the positions it decided
+/// and its tentative wins (a position whose lower-tier win is this long,
+/// if no shorter one is found first), by level.
+pub(super) struct Queued<S> {
+    pub decided: Buckets<S>,
+    pub tentative: Buckets<S>,
+}
+
+impl<S> Default for Queued<S> {
+    fn default() -> Self {
+        Queued {
+            decided: Buckets::default(),
+            tentative: Buckets::default(),
+        }
+    }
+}
+
 /// View a `Vec<u16>` as atomics (identical layout, see `AtomicU16`'s docs).
 pub(super) fn as_atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
     // SAFETY: AtomicU16 has the same size and bit validity as u16, and the

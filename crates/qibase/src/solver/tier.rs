@@ -24,7 +24,7 @@ use super::propagate::{region_shift, LevelJob, MAX_REGION_SHIFT};
 use super::requests::split_children;
 use super::slot::{with_slots, Slot, WithSlots};
 use super::state::{
-    self, as_atomic_u16, pack, settle_and_count, Buckets, Found, CHUNK, COUNT, LOSSES, WINS,
+    self, as_atomic_u16, pack, settle_and_count, Found, Queued, CHUNK, COUNT, LOSSES, WINS,
 };
 use super::tier_options::{Progress, TierOptions};
 use crate::game::{TierKey, Tiers};
@@ -95,8 +95,10 @@ impl<G: Tiers> WithSlots for InMemory<'_, G> {
 
             // 1. Initial pass: rule ends, lower-tier children, in-tier
             // counters.
-            let Some((buckets, mut tentative)) =
-                initial_pass::<G, S>(g, t, lower, states, opts, &touches)?
+            let Some(Queued {
+                decided,
+                mut tentative,
+            }) = initial_pass::<G, S>(g, t, lower, states, opts, &touches)?
             else {
                 return Ok(None);
             };
@@ -104,7 +106,7 @@ impl<G: Tiers> WithSlots for InMemory<'_, G> {
 
             // 2. Propagate level by level.
             let t1 = Instant::now();
-            let found = Mutex::new(buckets);
+            let found = Mutex::new(decided);
             let job = LevelJob {
                 g,
                 t,
@@ -155,11 +157,11 @@ fn initial_pass<G: Tiers, S: Slot>(
     states: &[AtomicU16],
     opts: &TierOptions,
     touches: &AtomicU64,
-) -> Result<Option<(Buckets<S>, Buckets<S>)>, LimitError> {
+) -> Result<Option<Queued<S>>, LimitError> {
     // The most in-tier children of a position over the counter's limit,
     // if any: the pass then stops.
     let crowded = AtomicU32::new(0);
-    let queues = Mutex::new((Buckets::<S>::default(), Buckets::<S>::default()));
+    let queues = Mutex::new(Queued::<S>::default());
     let stopped = AtomicBool::new(false);
     let n = states.len();
     (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
@@ -185,8 +187,9 @@ fn initial_pass<G: Tiers, S: Slot>(
         }
         touches.fetch_add(w.touches, Relaxed);
         let mut q = queues.lock().unwrap();
-        q.0.push_all(&w.decided);
-        q.1.push_all(&[Vec::new(), std::mem::take(&mut w.tentative)]);
+        q.decided.push_all(&w.decided);
+        q.tentative
+            .push_all(&[Vec::new(), std::mem::take(&mut w.tentative)]);
         drop(q);
         (opts.progress)(Progress::Initial((hi - lo) as u64));
     });

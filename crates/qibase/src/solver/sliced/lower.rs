@@ -2,14 +2,13 @@
 //! rank asks of the ranks that hold them.
 
 use std::ops::Range;
-use std::sync::atomic::AtomicU16;
 
 use rayon::prelude::*;
 
 use crate::game::TierKey;
 use crate::solver::exchange::{owned_slots, Exchange};
 use crate::solver::propagate::region_shift;
-use crate::solver::requests::{fold, Request};
+use crate::solver::requests::{Answers, Request};
 use crate::value::Packed;
 
 /// The low 56 bits of a request's key: the slot in its lower tier.
@@ -95,7 +94,7 @@ fn words_key(w: &[u16]) -> u64 {
 
 /// Answer this rank's `requests` (`(table << 56 | slot, asker)`) from the
 /// ranks that hold the asked slots, folding each answer into its asker's
-/// accumulators `best` and `longest`. Collective: two
+/// `answers`. Collective: two
 /// [`Exchange::all_to_all`]s, the requests out and the values back, each
 /// rank's replies in the order it was asked, so an answer finds its asker
 /// by its place.
@@ -103,8 +102,7 @@ pub(super) fn answer_by_ranks(
     ex: &dyn Exchange,
     lower: &SlicedLower,
     requests: Vec<Request>,
-    best: &[AtomicU16],
-    longest: &[AtomicU16],
+    answers: &Answers,
 ) {
     let ranks = ex.ranks();
     let owners: Vec<u32> = requests
@@ -137,8 +135,8 @@ pub(super) fn answer_by_ranks(
         })
         .collect();
     drop(asked);
-    let answers = ex.all_to_all(lens(&replies), replies, 1);
-    for ((_, words), askers) in answers.iter().zip(&askers) {
+    let replies = ex.all_to_all(lens(&replies), replies, 1);
+    for ((_, words), askers) in replies.iter().zip(&askers) {
         assert_eq!(
             words.len(),
             askers.len(),
@@ -148,7 +146,7 @@ pub(super) fn answer_by_ranks(
             .par_iter()
             .zip(askers.par_iter())
             .for_each(|(&w, &at)| {
-                fold(w, at as usize, best, longest, || {
+                answers.fold(w, at as usize, || {
                     unreachable!("the answering rank checked that the value is solved")
                 })
             });

@@ -5,17 +5,15 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use super::lower::{answer_by_ranks, Slice, SlicedLower};
 use crate::game::{TierKey, Tiers};
 use crate::solver::exchange::{owned_regions, region_count, Exchange};
 use crate::solver::levels::run_levels;
 use crate::solver::limits::LimitError;
 use crate::solver::propagate::{region_shift, LevelJob, Tuning};
-use crate::solver::requests::{scan, settle};
+use crate::solver::requests::{scan, Answers};
 use crate::solver::slot::{with_slots, Slot, WithSlots};
-use crate::solver::state::{as_atomic_u16, settle_and_count, Buckets, CHUNK};
+use crate::solver::state::{as_atomic_u16, settle_and_count, Queued};
 use crate::solver::tier_options::{Progress, TierOptions};
 use crate::tier_values::{TierStats, TierValues};
 use crate::value::Packed;
@@ -67,9 +65,9 @@ struct Sliced<'a, G> {
     ex: &'a dyn Exchange,
 }
 
-/// The queues the sliced initial pass leaves for the levels: decided
-/// positions, tentative wins, and the side table of long lower-tier wins.
-type Queued<S> = (Buckets<S>, Buckets<S>, Vec<(u64, u16)>);
+/// What the sliced initial pass leaves for the levels: its queues, and
+/// the side table of long lower-tier wins.
+type Pass<S> = (Queued<S>, Vec<(u64, u16)>);
 
 impl<G: Tiers> WithSlots for Sliced<'_, G> {
     type Output = Result<Option<SlicedTier>, LimitError>;
@@ -87,8 +85,13 @@ impl<G: Tiers> WithSlots for Sliced<'_, G> {
         let (init_seconds, propagate_seconds) = {
             let states = as_atomic_u16(&mut words);
             // 1. The initial pass, a round of own slots at a time.
-            let Some((buckets, mut tentative, saturated)) =
-                self.initial_pass::<S>(own.start, states, &touches)?
+            let Some((
+                Queued {
+                    decided,
+                    mut tentative,
+                },
+                saturated,
+            )) = self.initial_pass::<S>(own.start, states, &touches)?
             else {
                 return Ok(None);
             };
@@ -98,7 +101,7 @@ impl<G: Tiers> WithSlots for Sliced<'_, G> {
             // from the side table, so no lower tier is read.
             let t1 = Instant::now();
             let empty = TierValues::new();
-            let found = Mutex::new(buckets);
+            let found = Mutex::new(decided);
             let job = LevelJob {
                 g,
                 t,
@@ -148,62 +151,45 @@ impl<G: Tiers> WithSlots for Sliced<'_, G> {
 impl<G: Tiers> Sliced<'_, G> {
     /// The initial pass over this rank's slots (from `first` on, their
     /// state words `states`), a round at a time; every rank takes part in
-    /// as many rounds as the one with the most slots. `None`: stopped.
+    /// as many rounds as the one with the most slots; with the side table
+    /// of long lower-tier wins. `None`: stopped.
     fn initial_pass<S: Slot>(
         &self,
         first: usize,
         states: &[AtomicU16],
         touches: &AtomicU64,
-    ) -> Result<Option<Queued<S>>, LimitError> {
+    ) -> Result<Option<Pass<S>>, LimitError> {
         let (g, t, ex) = (self.g, self.t, self.ex);
         let own = first..first + states.len();
         let tables = self.lower.keys();
-        let mut buckets = Buckets::<S>::default();
-        let mut tentative = Buckets::<S>::default();
+        let mut queued = Queued::<S>::default();
         let mut saturated: Vec<(u64, u16)> = Vec::new();
-        let round_len = ROUND_SLOTS.min(own.len());
-        let mut best: Vec<AtomicU16> = Vec::new();
-        let mut longest: Vec<AtomicU16> = Vec::new();
-        best.resize_with(round_len, || AtomicU16::new(u16::MAX));
-        longest.resize_with(round_len, || AtomicU16::new(0));
+        let answers = Answers::new(ROUND_SLOTS.min(own.len()));
         let rounds = ex.max(own.len().div_ceil(ROUND_SLOTS) as u64) as usize;
         for k in 0..rounds {
             let lo = (own.start + k * ROUND_SLOTS).min(own.end);
             let hi = (lo + ROUND_SLOTS).min(own.end);
             let round = &states[lo - own.start..hi - own.start];
-            let scans: Vec<_> = (lo..hi)
-                .into_par_iter()
-                .step_by(CHUNK)
-                .map(|c| scan::<G, S>(g, t, c..(c + CHUNK).min(hi), lo, &tables, round))
-                .collect();
-            let crowded = scans.iter().map(|s| s.crowded).max().unwrap_or(0);
-            let crowded = ex.max(crowded.into()) as u32;
+            let scans = scan::<G, S>(g, t, lo..hi, lo, &tables, round);
+            let crowded = ex.max(scans.as_ref().err().map_or(0, |&c| c.into())) as u32;
             if crowded != 0 {
                 return Err(LimitError::TooManyChildren {
                     tier: Some(g.tier_name(t)),
                     children: crowded,
                 });
             }
+            let scans = scans.expect("no rank found a crowded position");
             let mut requests = Vec::with_capacity(scans.iter().map(|s| s.requests.len()).sum());
             for s in scans {
-                buckets.push_all(&s.decided);
+                queued.decided.push_all(&s.decided);
                 requests.extend_from_slice(&s.requests);
             }
             touches.fetch_add(requests.len() as u64, Relaxed);
-            let (best, longest) = (&best[..hi - lo], &longest[..hi - lo]);
-            best.iter().for_each(|a| a.store(u16::MAX, Relaxed));
-            longest.iter().for_each(|a| a.store(0, Relaxed));
-            answer_by_ranks(ex, self.lower, requests, best, longest);
-            let settled: Vec<_> = round
-                .par_chunks(CHUNK)
-                .zip(best.par_chunks(CHUNK))
-                .zip(longest.par_chunks(CHUNK))
-                .enumerate()
-                .map(|(c, ((s, b), l))| settle::<S>(lo + c * CHUNK, s, b, l))
-                .collect();
-            for s in settled {
-                buckets.push_all(&s.decided);
-                tentative.push_all(&[Vec::new(), s.tentative]);
+            answers.clear(hi - lo);
+            answer_by_ranks(ex, self.lower, requests, &answers);
+            for s in answers.settle::<S>(lo, round) {
+                queued.decided.push_all(&s.decided);
+                queued.tentative.push_all(&[Vec::new(), s.tentative]);
                 saturated.extend_from_slice(&s.saturated);
             }
             (self.opts.progress)(Progress::Initial((hi - lo) as u64));
@@ -212,6 +198,6 @@ impl<G: Tiers> Sliced<'_, G> {
             }
         }
         saturated.sort_unstable();
-        Ok(Some((buckets, tentative, saturated)))
+        Ok(Some((queued, saturated)))
     }
 }

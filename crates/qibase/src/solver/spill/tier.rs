@@ -18,7 +18,7 @@
 //! solve, so the table is identical (tests check it on tiny budgets).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -32,7 +32,7 @@ use super::levels::{window_range, LevelState, Queues, Window};
 use super::Plan;
 use crate::game::{TierKey, Tiers};
 use crate::solver::limits::LimitError;
-use crate::solver::requests::{fold, scan, settle, Request, Scan, Settled};
+use crate::solver::requests::{scan, Answers, Request};
 use crate::solver::slot::{with_slots, Slot, WithSlots};
 use crate::solver::state::{as_atomic_u16, is_open, settle_and_count, Found, CHUNK, LOSSES, WINS};
 use crate::solver::tier_options::{Progress, TierOptions};
@@ -280,10 +280,7 @@ impl<G: Tiers> SpillJob<'_, G> {
         let (g, t, plan) = (self.g, self.t, self.plan);
         let n = g.tier_size(t) as usize;
         let buf = &mut window.buf;
-        let mut best: Vec<AtomicU16> = Vec::new();
-        let mut longest: Vec<AtomicU16> = Vec::new();
-        best.resize_with(buf.len(), || AtomicU16::new(u16::MAX));
-        longest.resize_with(buf.len(), || AtomicU16::new(0));
+        let answers = Answers::new(buf.len());
         let mut batch = BatchSlots::new(plan.requests, REQUESTS_PER_SLOT);
         let tables: Vec<TierKey> = lower.tiers.iter().map(|(k, _)| *k).collect();
         for w in 0..plan.windows {
@@ -293,8 +290,7 @@ impl<G: Tiers> SpillJob<'_, G> {
             let range = window_range(plan, n, w);
             let (lo, len) = (range.start, range.len());
             buf[..len].fill(0);
-            best[..len].iter().for_each(|a| a.store(u16::MAX, Relaxed));
-            longest[..len].iter().for_each(|a| a.store(0, Relaxed));
+            answers.clear(len);
             let states = as_atomic_u16(&mut buf[..len]);
             let mut at = lo;
             while at < range.end {
@@ -307,18 +303,13 @@ impl<G: Tiers> SpillJob<'_, G> {
                         return Ok(false);
                     }
                     let end = (at + slots).min(range.end);
-                    let scans: Vec<Scan<S>> = (at..end)
-                        .into_par_iter()
-                        .step_by(CHUNK)
-                        .map(|c| scan(g, t, c..(c + CHUNK).min(end), lo, &tables, states))
-                        .collect();
-                    if let Some(c) = scans.iter().map(|s| s.crowded).max().filter(|&c| c != 0) {
-                        return Err(LimitError::TooManyChildren {
-                            tier: Some(g.tier_name(t)),
-                            children: c,
-                        }
-                        .into());
-                    }
+                    let scans =
+                        scan::<G, S>(g, t, at..end, lo, &tables, states).map_err(|children| {
+                            LimitError::TooManyChildren {
+                                tier: Some(g.tier_name(t)),
+                                children,
+                            }
+                        })?;
                     let before = asked;
                     for mut s in scans {
                         queues.buckets.push_all(&s.decided)?;
@@ -333,17 +324,10 @@ impl<G: Tiers> SpillJob<'_, G> {
                     at = end;
                 }
                 touches.fetch_add(asked as u64, Relaxed);
-                answer(lower, requests, &best, &longest)?;
+                answer(lower, requests, &answers)?;
             }
             // Settle the window's positions from their counters and answers.
-            let settled: Vec<Settled<S>> = states
-                .par_chunks(CHUNK)
-                .zip(best[..len].par_chunks(CHUNK))
-                .zip(longest[..len].par_chunks(CHUNK))
-                .enumerate()
-                .map(|(c, ((s, b), l))| settle(lo + c * CHUNK, s, b, l))
-                .collect();
-            for s in settled {
+            for s in answers.settle::<S>(lo, states) {
                 queues.buckets.push_all(&s.decided)?;
                 queues.tentative.push_all(&[Vec::new(), s.tentative])?;
                 saturated.extend_from_slice(&s.saturated);
@@ -406,20 +390,11 @@ fn requeue<S: Slot>(
 }
 
 /// Answer `requests` from the lower tiers' files, each answer folded
-/// into its asker's accumulators (`best`: the shortest win through a
-/// lower-tier loss; `longest`: the longest lower-tier win, bit 15 set if a
-/// child is a draw).
-fn answer(
-    lower: &RawLower,
-    requests: Vec<Vec<Request>>,
-    best: &[AtomicU16],
-    longest: &[AtomicU16],
-) -> Result<(), TbError> {
+/// into its asker's `answers`.
+fn answer(lower: &RawLower, requests: Vec<Vec<Request>>, answers: &Answers) -> Result<(), TbError> {
     let tables: Vec<&RawArray> = lower.tiers.iter().map(|(_, raw)| &**raw).collect();
     answer_requests(&tables, requests, |word, at, table, rank| {
-        fold(word, at as usize, best, longest, || {
-            (lower.tiers[table].0, rank)
-        })
+        answers.fold(word, at as usize, || (lower.tiers[table].0, rank))
     })
 }
 
