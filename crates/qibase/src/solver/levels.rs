@@ -27,7 +27,7 @@ use crate::value::Value;
 /// one. `false`: stopped (every rank alike).
 pub(super) fn run_levels<G: Tiers, S: Slot>(
     mut job: LevelJob<'_, G, S>,
-    tentative: &mut Buckets<S>,
+    mut tentative: Buckets<S>,
     opts: &TierOptions,
     ex: &dyn Exchange,
 ) -> bool {

@@ -95,18 +95,14 @@ impl<G: Tiers> WithSlots for InMemory<'_, G> {
 
             // 1. Initial pass: rule ends, lower-tier children, in-tier
             // counters.
-            let Some(Queued {
-                decided,
-                mut tentative,
-            }) = initial_pass::<G, S>(g, t, lower, states, opts, &touches)?
-            else {
+            let Some(queued) = initial_pass::<G, S>(g, t, lower, states, opts, &touches)? else {
                 return Ok(None);
             };
             let init_seconds = t0.elapsed().as_secs_f64();
 
             // 2. Propagate level by level.
             let t1 = Instant::now();
-            let found = Mutex::new(decided);
+            let found = Mutex::new(queued.decided);
             let job = LevelJob {
                 g,
                 t,
@@ -122,7 +118,7 @@ impl<G: Tiers> WithSlots for InMemory<'_, G> {
                 regions,
                 owned: 0..regions,
             };
-            if !run_levels(job, &mut tentative, opts, &SingleProcess) {
+            if !run_levels(job, queued.tentative, opts, &SingleProcess) {
                 return Ok(None);
             }
             (init_seconds, t1.elapsed().as_secs_f64())

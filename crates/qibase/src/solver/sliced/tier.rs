@@ -85,13 +85,7 @@ impl<G: Tiers> WithSlots for Sliced<'_, G> {
         let (init_seconds, propagate_seconds) = {
             let states = as_atomic_u16(&mut words);
             // 1. The initial pass, a round of own slots at a time.
-            let Some((
-                Queued {
-                    decided,
-                    mut tentative,
-                },
-                saturated,
-            )) = self.initial_pass::<S>(own.start, states, &touches)?
+            let Some((queued, saturated)) = self.initial_pass::<S>(own.start, states, &touches)?
             else {
                 return Ok(None);
             };
@@ -101,7 +95,7 @@ impl<G: Tiers> WithSlots for Sliced<'_, G> {
             // from the side table, so no lower tier is read.
             let t1 = Instant::now();
             let empty = TierValues::new();
-            let found = Mutex::new(decided);
+            let found = Mutex::new(queued.decided);
             let job = LevelJob {
                 g,
                 t,
@@ -117,7 +111,7 @@ impl<G: Tiers> WithSlots for Sliced<'_, G> {
                 regions,
                 owned: owned_regions(regions, ex.ranks(), ex.rank()),
             };
-            if !run_levels(job, &mut tentative, opts, ex) {
+            if !run_levels(job, queued.tentative, opts, ex) {
                 return Ok(None);
             }
             (init_seconds, t1.elapsed().as_secs_f64())
