@@ -5,6 +5,7 @@
 //! ([`InMemory`]), sliced across ranks ([`sliced::Sliced`]), or under a
 //! memory budget ([`spill::Budgeted`]).
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -36,13 +37,14 @@ pub(super) trait Mode {
     fn skipped(&mut self, name: &str) {
         let _ = name;
     }
-    /// Ready tier `at.tier`'s solve before it starts: the values of the
-    /// tiers it reads into `held` (from their files for those not held).
-    fn load(
-        &mut self,
-        at: &Step,
-        held: &mut HashMap<TierKey, Self::Held>,
-    ) -> Result<(), SolveError>;
+    /// Ready tier `at.tier`'s solve before it starts: whether it reads
+    /// the tiers below (the driver then reads those not held).
+    fn ready(&mut self, at: &Step) -> Result<bool, SolveError> {
+        let _ = at;
+        Ok(true)
+    }
+    /// The values of finished tier `d`, read from its file.
+    fn read(&mut self, d: TierKey) -> Result<Self::Held, SolveError>;
     /// Solve tier `at.tier` from the values in `held` (taking out those
     /// no later tier reads, if it likes); `None` if asked to stop.
     fn solve(
@@ -156,7 +158,13 @@ fn solve_tiers<G: Game, M: Mode>(
             walk: plan.walk(),
         };
         plan.walk().keep_read_from(&mut held, k);
-        mode.load(&at, &mut held)?;
+        if mode.ready(&at)? {
+            for d in g.tier_deps(t) {
+                if let Entry::Vacant(slot) = held.entry(d) {
+                    slot.insert(mode.read(d)?);
+                }
+            }
+        }
         observer.tier_started(name, p.slots);
         let t0 = Instant::now();
         let sent_before = ex.bytes_sent();

@@ -2,7 +2,6 @@
 //! of the finished tiers that later tiers read held whole, each tier's
 //! file written beside the next tier's solve.
 
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -71,17 +70,8 @@ impl<G: Game> Mode for InMemory<'_, G> {
     type Held = Arc<Vec<Packed>>;
     type Out = Arc<Vec<Packed>>;
 
-    fn load(
-        &mut self,
-        at: &Step,
-        held: &mut HashMap<TierKey, Self::Held>,
-    ) -> Result<(), SolveError> {
-        for d in self.store.game().tier_deps(at.tier) {
-            if let Entry::Vacant(slot) = held.entry(d) {
-                slot.insert(Arc::new(self.store.load(d)?));
-            }
-        }
-        Ok(())
+    fn read(&mut self, d: TierKey) -> Result<Self::Held, SolveError> {
+        Ok(Arc::new(self.store.load(d)?))
     }
 
     fn solve(

@@ -112,41 +112,31 @@ pub trait TierShape {
     fn shape_name(&self, t: TierKey) -> String;
 }
 
-impl<G: Tiers> TierShape for G {
-    fn shape_tiers(&self, max_pieces: Option<u32>) -> Vec<TierKey> {
-        self.tiers(max_pieces)
-    }
-    fn shape_deps(&self, t: TierKey) -> Vec<TierKey> {
-        self.tier_deps(t)
-    }
-    fn shape_slots(&self, t: TierKey) -> u64 {
-        self.tier_size(t)
-    }
-    fn shape_positions(&self, t: TierKey) -> u64 {
-        self.tier_positions(t)
-    }
-    fn shape_name(&self, t: TierKey) -> String {
-        self.tier_name(t)
-    }
+/// [`TierShape`] through the type's own methods of the same names.
+macro_rules! tier_shape_by_methods {
+    ([$($generics:tt)*] $ty:ty) => {
+        impl<$($generics)*> TierShape for $ty {
+            fn shape_tiers(&self, max_pieces: Option<u32>) -> Vec<TierKey> {
+                self.tiers(max_pieces)
+            }
+            fn shape_deps(&self, t: TierKey) -> Vec<TierKey> {
+                self.tier_deps(t)
+            }
+            fn shape_slots(&self, t: TierKey) -> u64 {
+                self.tier_size(t)
+            }
+            fn shape_positions(&self, t: TierKey) -> u64 {
+                self.tier_positions(t)
+            }
+            fn shape_name(&self, t: TierKey) -> String {
+                self.tier_name(t)
+            }
+        }
+    };
 }
 
-impl TierShape for VariantSizes {
-    fn shape_tiers(&self, max_pieces: Option<u32>) -> Vec<TierKey> {
-        self.tiers(max_pieces)
-    }
-    fn shape_deps(&self, t: TierKey) -> Vec<TierKey> {
-        self.tier_deps(t)
-    }
-    fn shape_slots(&self, t: TierKey) -> u64 {
-        self.tier_size(t)
-    }
-    fn shape_positions(&self, t: TierKey) -> u64 {
-        self.tier_positions(t)
-    }
-    fn shape_name(&self, t: TierKey) -> String {
-        self.tier_name(t)
-    }
-}
+tier_shape_by_methods!([G: Tiers] G);
+tier_shape_by_methods!([] VariantSizes);
 
 /// How an out-of-core tier is cut up under a budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,6 @@
 //! process, each rank keeping its slices of the finished tiers that later
 //! tiers read, each tier's file merged by rank 0 from the ranks' parts.
 
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write as _;
@@ -61,22 +60,15 @@ impl<G: Game> Mode for Sliced<'_, G> {
     type Held = Held;
     type Out = Held;
 
-    /// Read this rank's slices of the tiers not held from their files.
-    fn load(
-        &mut self,
-        at: &Step,
-        held: &mut HashMap<TierKey, Self::Held>,
-    ) -> Result<(), SolveError> {
-        let g = self.store.game();
-        let (ranks, rank) = (self.ex.ranks(), self.ex.rank());
-        for d in g.tier_deps(at.tier) {
-            if let Entry::Vacant(slot) = held.entry(d) {
-                let slots = Slice::owned(g.tier_size(d), ranks, rank);
-                let values = self.store.open(d)?.read_range(slots.clone())?;
-                slot.insert(Held(Slice { slots, values }));
-            }
-        }
-        Ok(())
+    /// This rank's slice of tier `d`, read from its file.
+    fn read(&mut self, d: TierKey) -> Result<Self::Held, SolveError> {
+        let slots = Slice::owned(
+            self.store.game().tier_size(d),
+            self.ex.ranks(),
+            self.ex.rank(),
+        );
+        let values = self.store.open(d)?.read_range(slots.clone())?;
+        Ok(Held(Slice { slots, values }))
     }
 
     fn solve(

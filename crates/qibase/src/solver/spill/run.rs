@@ -4,7 +4,6 @@
 //! read kept as raw scratch files (made from the tier files when a
 //! resumed solve skips a tier).
 
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -169,12 +168,8 @@ impl<G: Game> Mode for Budgeted<'_, G> {
     /// An earlier solve's checkpoint of this tier, with its state file,
     /// is resumed from; anything else starts over. A checkpoint is past
     /// the initial pass, the only reader of the lower tiers: a resume
-    /// makes none of their raw files.
-    fn load(
-        &mut self,
-        at: &Step,
-        raws: &mut HashMap<TierKey, Self::Held>,
-    ) -> Result<(), SolveError> {
+    /// reads none of them.
+    fn ready(&mut self, at: &Step) -> Result<bool, SolveError> {
         let name = &at.plan.name;
         self.raw_path = self.scratch.raw(name);
         self.resumed = match at.plan.how() {
@@ -186,14 +181,12 @@ impl<G: Game> Mode for Budgeted<'_, G> {
             }
             _ => None,
         };
-        if self.resumed.is_none() {
-            for d in self.store.game().tier_deps(at.tier) {
-                if let Entry::Vacant(e) = raws.entry(d) {
-                    e.insert(Arc::new(raw_from_file(self.store, d, self.scratch.path())?));
-                }
-            }
-        }
-        Ok(())
+        Ok(self.resumed.is_none())
+    }
+
+    /// A raw scratch copy of tier `d`'s values.
+    fn read(&mut self, d: TierKey) -> Result<Self::Held, SolveError> {
+        Ok(Arc::new(raw_from_file(self.store, d, self.scratch.path())?))
     }
 
     fn solve(
