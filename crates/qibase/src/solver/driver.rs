@@ -232,9 +232,10 @@ fn solve_tiers<G: Game, M: Mode>(
 /// [`should_stop`](SolveObserver::should_stop) says so. Tiers finished
 /// before the error are on disk, and a later call resumes after them.
 ///
-/// Bound on [`Game`], not only [`Tiers`]: the tier files go through
+/// Bound on [`Game`], not only [`Tiers`](crate::game::Tiers): the tier
+/// files go through
 /// [`TierStore`], which asks for a whole game (it uses only the
-/// [`Tiers`] part; the bound can be relaxed there).
+/// [`Tiers`](crate::game::Tiers) part; the bound can be relaxed there).
 pub fn solve_game<G: Game>(
     g: &G,
     opts: &SolveOptions,

@@ -14,9 +14,9 @@ pub enum SolveError {
     Limit(LimitError),
     /// A tier file could not be read or written.
     Tablebase(TbError),
-    /// The observer asked to stop ([`should_stop`](super::SolveObserver::should_stop)) before
-    /// tier `next` was finished; the tiers finished before it are on
-    /// disk.
+    /// The observer asked to stop
+    /// ([`should_stop`](super::SolveObserver::should_stop)) before tier
+    /// `next` was finished; the tiers finished before it are on disk.
     Stopped {
         /// The name of the tier that was not started.
         next: String,

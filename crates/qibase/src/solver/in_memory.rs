@@ -21,7 +21,7 @@ use crate::value::Packed;
 ///
 /// # Panics
 ///
-/// If a tier is over one of the solver's [limits](check_limits) (see
+/// If a tier is over one of the solver's [limits](super::check_limits) (see
 /// [`solve_tier`]).
 pub fn solve_in_memory<G: Tiers>(g: &G, max_pieces: Option<u32>) -> HashMap<TierKey, Vec<Packed>> {
     let mut done: HashMap<TierKey, Vec<Packed>> = HashMap::new();
@@ -80,14 +80,14 @@ impl<G: Game> Mode for InMemory<'_, G> {
         held: &mut HashMap<TierKey, Self::Held>,
         cb: &Callbacks,
     ) -> Result<Option<Solved<Self::Out>>, SolveError> {
+        let Some(How::InMemory(tuning)) = at.plan.how() else {
+            unreachable!("a plan without a budget solves every tier in memory")
+        };
         let g = self.store.game();
         let mut lower = TierValues::new();
         for d in g.tier_deps(at.tier) {
             lower.add(d, &held[&d]);
         }
-        let Some(How::InMemory(tuning)) = at.plan.how() else {
-            unreachable!("a plan without a budget solves every tier in memory")
-        };
         let solved = solve_in_core(g, at.tier, &lower, tuning, cb)?;
         Ok(solved.map(|s| Solved {
             out: Arc::new(s.out),

@@ -40,10 +40,11 @@ pub trait SolveObserver: Sync {
     fn resolving(&self, name: &str, why: &TbError) {
         let _ = (name, why);
     }
-    /// Asked by [`solve_game`](super::solve_game) before each tier it would solve, and while
-    /// it solves one, between chunks of the initial pass and between
-    /// levels (so it must be cheap, and callable from any thread): `true`
-    /// stops the solve with [`SolveError::Stopped`](super::SolveError::Stopped) (a caller's
+    /// Asked by [`solve_game`](super::solve_game) before each tier it
+    /// would solve, and while it solves one, between chunks of the initial
+    /// pass and between levels (so it must be cheap, and callable from any
+    /// thread): `true` stops the solve with
+    /// [`SolveError::Stopped`](super::SolveError::Stopped) (a caller's
     /// cancellation, e.g. Ctrl-C in the Python binding). The tier being
     /// solved is given up (a tier solved out of core leaves a checkpoint
     /// when stopped between levels), and the file of the tier before it is

@@ -74,13 +74,13 @@ impl<G: Game> Mode for Sliced<'_, G> {
     fn solve(
         &mut self,
         at: &Step,
-        held: &mut HashMap<TierKey, Self::Held>,
+        slices: &mut HashMap<TierKey, Self::Held>,
         cb: &Callbacks,
     ) -> Result<Option<Solved<Self::Out>>, SolveError> {
         let g = self.store.game();
         let mut lower = SlicedLower::new();
         for d in g.tier_deps(at.tier) {
-            lower.add(d, g.tier_size(d), &held[&d].0, self.ex.ranks());
+            lower.add(d, g.tier_size(d), &slices[&d].0, self.ex.ranks());
         }
         let solved = solve_sliced(g, at.tier, &lower, cb.progress, cb.stop, self.ex)?;
         Ok(solved.map(|s| Solved {
