@@ -272,6 +272,7 @@ pub fn solve_game_shared<G: Game>(
     check_limits(g, opts.max_pieces, None)?;
     clear_unfinished_writes(g, opts, ex)?;
     let plan = SolvePlan::new(g, opts.max_pieces, opts.memory);
+    refuse(g, opts, &plan, ex)?;
     let store = TierStore::new(g, &opts.dir);
     let mut reports = Vec::new();
     let Some(&first) = plan.walk().tiers().first() else {
@@ -286,29 +287,13 @@ pub fn solve_game_shared<G: Game>(
         observer,
         ex,
     };
-    if let Some(budget) = opts.memory {
-        if ex.ranks() > 1 {
-            return Err(SolveError::MemoryWithRanks { ranks: ex.ranks() });
-        }
-        if let Some((p, need, region_slots)) = plan.too_small() {
-            return Err(SolveError::MemoryTooSmall {
-                tier: p.name.clone(),
-                budget,
-                need,
-                region_slots,
-            });
-        }
-        let mut mode = spill::Budgeted::new(&store, game_dir)?;
-        drive(&run, &mut mode, &mut reports)?;
-        return Ok(reports);
-    }
-    if let Some(tier) = spill::checkpoint_in(g, &opts.dir) {
-        return Err(SolveError::CheckpointLeft {
-            tier,
-            dir: spill::scratch_dir(g, &opts.dir),
-        });
-    }
-    if ex.ranks() > 1 {
+    if opts.memory.is_some() {
+        drive(
+            &run,
+            &mut spill::Budgeted::new(&store, game_dir)?,
+            &mut reports,
+        )?;
+    } else if ex.ranks() > 1 {
         let mut mode = sliced::Sliced::new(&store, game_dir, ex)?;
         let result = drive(&run, &mut mode, &mut reports);
         mode.finished(result.is_ok());
@@ -317,6 +302,38 @@ pub fn solve_game_shared<G: Game>(
         drive(&run, &mut InMemory::new(&store), &mut reports)?;
     }
     Ok(reports)
+}
+
+/// The solves that `plan` cannot run: a budget with several ranks or too
+/// small for a tier, and a solve without a budget beside the checkpoint
+/// of an interrupted one with a budget.
+fn refuse<G: Game>(
+    g: &G,
+    opts: &SolveOptions,
+    plan: &SolvePlan,
+    ex: &dyn Exchange,
+) -> Result<(), SolveError> {
+    let Some(budget) = opts.memory else {
+        return match spill::checkpoint_in(g, &opts.dir) {
+            Some(tier) => Err(SolveError::CheckpointLeft {
+                tier,
+                dir: spill::scratch_dir(g, &opts.dir),
+            }),
+            None => Ok(()),
+        };
+    };
+    if ex.ranks() > 1 {
+        return Err(SolveError::MemoryWithRanks { ranks: ex.ranks() });
+    }
+    match plan.too_small() {
+        Some((p, need, region_slots)) => Err(SolveError::MemoryTooSmall {
+            tier: p.name.clone(),
+            budget,
+            need,
+            region_slots,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Rank 0 removes the temporary files of tier writes that a killed solve
