@@ -1,14 +1,16 @@
 //! The generic retrograde solver: tier by tier, from least material up.
 //!
-//! It knows no game: everything goes through [`Tiers`] (tiers, numbering,
-//! un-moves and the rank-list fast paths) and, as its supertrait,
+//! It knows no game: everything goes through
+//! [`Tiers`](crate::game::Tiers) (tiers, numbering, un-moves and the
+//! rank-list fast paths) and, as its supertrait,
 //! [`Rules`](crate::game::Rules) (the end rules of each position, and the
 //! moves behind the default rank lists); it never parses or prints a
 //! position (only [`solve_game`], which writes files through the
-//! tablebase's store, asks for a whole [`Game`]). [`solve_tier`]
-//! solves one tier in memory; [`solve_game`] runs the tiers of a game in
-//! order, loads each tier's dependencies from disk, writes every finished
-//! tier atomically and skips tiers that are already solved (resumable).
+//! tablebase's store, asks for a whole [`Game`](crate::game::Game)).
+//! [`solve_tier`] solves one tier in memory; [`solve_game`] runs the
+//! tiers of a game in order, loads each tier's dependencies from disk,
+//! writes every finished tier atomically and skips tiers that are already
+//! solved (resumable).
 //!
 //! The pieces: [`SolveOptions`] (what a solve is asked), [`SolveObserver`]
 //! (what it tells), [`SolvePlan`] (how each tier is solved and the bytes
