@@ -81,6 +81,7 @@ pub mod solver;
 mod sys;
 pub mod tablebase;
 mod tier_values;
+mod tier_walk;
 pub mod value;
 
 // The OS- and CPU-specific helpers, under their short names.

@@ -11,33 +11,15 @@
 
 use super::CliError;
 use crate::report::markdown::int as group;
-use qibase::game::TierKey;
 use qibase::games::VariantSizes;
-use qibase::solver::{LimitError, MAX_IN_TIER_CHILDREN as MAX_COUNTER, MAX_TIER_SLOTS};
+use qibase::solver::{
+    meminfo, BudgetPlan, LimitError, SolvePlan, TierPlan, MAX_IN_TIER_CHILDREN as MAX_COUNTER,
+    MAX_TIER_SLOTS,
+};
 
-/// Solver bytes per slot of the tier being solved: one 16-bit state word
-/// (the packed value, or the counter of an undecided position).
-const BYTES_PER_SLOT: u64 = 2;
-/// Bytes per slot of a loaded dependency (packed value).
-const BYTES_PER_DEP_SLOT: u64 = 2;
-/// Worst case of the level queues, bytes per slot: a slot number for each
-/// decided position and each tentative win, 4 bytes in a tier of up to
-/// 2^32 slots and 8 in a larger one.
-fn queue_bytes_per_slot(slots: u64) -> u64 {
-    if slots <= 1 << 32 {
-        4
-    } else {
-        8
-    }
-}
-/// Tablebase bits per slot, at most: format 5 takes 4.2-5.1 bits per used
-/// slot on today's full tables (the README's table), and a tier has no
-/// more used slots than slots.
-const DISK_BITS_PER_SLOT: f64 = 5.1;
-
-/// The size of a solve.
+/// The size of a solve: its plan, and the sums.
 pub struct Estimate {
-    pub tiers: Vec<TierEstimate>,
+    pub plan: SolvePlan,
     pub positions: u64,
     pub slots: u64,
     /// Bound on the distinct in-tier moves of any position.
@@ -46,47 +28,48 @@ pub struct Estimate {
     pub refusal: Option<String>,
 }
 
-pub struct TierEstimate {
-    pub name: String,
-    pub slots: u64,
-    pub positions: u64,
-    /// Working arrays while solving this tier (itself + loaded dependencies).
-    pub memory: u64,
-    /// The same with worst-case queues.
-    pub memory_max: u64,
-    /// The tier file, at most (see [`DISK_BITS_PER_SLOT`]).
-    pub disk: u64,
-    /// Slots of the tiers it depends on, in all.
-    pub dep_slots: u64,
-}
-
 impl Estimate {
-    fn largest(&self) -> Option<&TierEstimate> {
-        self.tiers.iter().max_by_key(|t| t.slots)
+    fn tiers(&self) -> &[TierPlan] {
+        self.plan.tiers()
+    }
+
+    fn largest(&self) -> Option<&TierPlan> {
+        self.tiers().iter().max_by_key(|t| t.slots)
     }
 
     fn memory(&self) -> (u64, u64) {
-        let lo = self.tiers.iter().map(|t| t.memory).max().unwrap_or(0);
-        let hi = self.tiers.iter().map(|t| t.memory_max).max().unwrap_or(0);
+        let lo = self.tiers().iter().map(|t| t.memory).max().unwrap_or(0);
+        let hi = self.tiers().iter().map(|t| t.memory_max).max().unwrap_or(0);
         (lo, hi)
     }
 
     fn disk(&self) -> u64 {
-        self.tiers.iter().fold(0, |s, t| s.saturating_add(t.disk))
+        self.tiers().iter().fold(0, |s, t| s.saturating_add(t.disk))
     }
 
     /// The one-line refusal of a solve here: over the solver's limits, or
-    /// more memory than this machine has.
-    /// With `budgeted` (a memory budget given), only the limits count.
-    pub fn fits_here(&self, id: &str, budgeted: bool) -> Result<(), CliError> {
-        if let Some(why) = &self.refusal {
-            return Err(CliError::input(why.clone()));
+    /// more memory than this machine has (without a memory budget; with
+    /// one, the plan decides what fits).
+    pub fn fits_here(&self, id: &str) -> Result<(), CliError> {
+        match self.plan.budget() {
+            Some(_) => self.solvable(),
+            None => self.solvable().and_then(|()| self.fits_memory(id)),
         }
-        if budgeted {
-            return Ok(());
+    }
+
+    /// The refusal of a variant over the solver's limits.
+    fn solvable(&self) -> Result<(), CliError> {
+        match &self.refusal {
+            Some(why) => Err(CliError::input(why.clone())),
+            None => Ok(()),
         }
+    }
+
+    /// The refusal of a solve in memory whose largest tier needs more
+    /// memory than this machine has.
+    fn fits_memory(&self, id: &str) -> Result<(), CliError> {
         let (need, _) = self.memory();
-        if let Some(total) = mem_total() {
+        if let Some(total) = meminfo().map(|m| m.total) {
             if need > total {
                 return Err(CliError::input(format!(
                     "{id} cannot be solved here: its largest tier needs at least {} of memory, this machine has {}; try --max-pieces or --memory",
@@ -99,47 +82,26 @@ impl Estimate {
     }
 }
 
-/// Sizes of every tier of `v` (or of the subset).
-pub fn estimate(v: &VariantSizes, max_pieces: Option<u32>) -> Estimate {
-    let tiers: Vec<TierKey> = v.tiers(max_pieces);
-    let mut out = Estimate {
-        tiers: Vec::new(),
-        positions: 0,
-        slots: 0,
+/// Sizes of every tier of `v` (or of the subset), and how a solve under
+/// `budget` takes each.
+pub fn estimate(v: &VariantSizes, max_pieces: Option<u32>, budget: Option<u64>) -> Estimate {
+    let plan = SolvePlan::new(v, max_pieces, budget);
+    let (positions, slots) = plan.tiers().iter().fold((0u64, 0u64), |(p, s), t| {
+        (p.saturating_add(t.positions), s.saturating_add(t.slots))
+    });
+    Estimate {
+        plan,
+        positions,
+        slots,
         max_moves: v.max_in_tier_moves(),
         refusal: None,
-    };
-    for &t in &tiers {
-        let slots = v.tier_size(t);
-        let deps = v
-            .tier_deps(t)
-            .iter()
-            .fold(0u64, |s, &d| s.saturating_add(v.tier_size(d)));
-        let memory = (BYTES_PER_SLOT.saturating_mul(slots))
-            .saturating_add(BYTES_PER_DEP_SLOT.saturating_mul(deps));
-        out.tiers.push(TierEstimate {
-            name: v.tier_name(t),
-            slots,
-            positions: v.tier_positions(t),
-            memory,
-            memory_max: memory.saturating_add(queue_bytes_per_slot(slots).saturating_mul(slots)),
-            dep_slots: deps,
-            disk: if slots == u64::MAX {
-                u64::MAX
-            } else {
-                (slots as f64 * DISK_BITS_PER_SLOT / 8.0) as u64
-            },
-        });
-        out.positions = out.positions.saturating_add(v.tier_positions(t));
-        out.slots = out.slots.saturating_add(slots);
     }
-    out
 }
 
 /// The estimate of `v`, with the reason the solver cannot take it at all
 /// if it cannot ([`Estimate::fits_here`] adds this machine's memory).
-pub fn check(v: &VariantSizes, max_pieces: Option<u32>) -> Estimate {
-    let mut e = estimate(v, max_pieces);
+pub fn check(v: &VariantSizes, max_pieces: Option<u32>, budget: Option<u64>) -> Estimate {
+    let mut e = estimate(v, max_pieces, budget);
     let too_large = v
         .tiers(max_pieces)
         .into_iter()
@@ -220,7 +182,7 @@ pub fn print(v: &VariantSizes, e: &Estimate, ranks: Option<u64>) {
             "tier", "slots", "positions", "memory/rank", "exchange/rank", "disk"
         ),
     }
-    for t in &e.tiers {
+    for t in e.tiers() {
         match ranks {
             None => println!(
                 "{:>8} {:>16} {:>18} {:>12} {:>12}",
@@ -245,13 +207,16 @@ pub fn print(v: &VariantSizes, e: &Estimate, ranks: Option<u64>) {
     let largest = e.largest().map_or("none".to_string(), |t| {
         format!("{} ({} slots)", t.name, count(t.slots))
     });
-    let machine = match (mem_total(), mem_available()) {
-        (Some(t), Some(a)) => format!("; this machine: {} total, {} available", bytes(t), bytes(a)),
-        _ => String::new(),
-    };
+    let machine = meminfo().map_or(String::new(), |m| {
+        format!(
+            "; this machine: {} total, {} available",
+            bytes(m.total),
+            bytes(m.available)
+        )
+    });
     println!(
         "estimate: {} tiers, {} positions, {} index slots, largest tier {largest}, memory {} to {} (with worst-case queues), disk at most {}{machine}; at most {} distinct moves a position (counter holds {MAX_COUNTER})",
-        e.tiers.len(),
+        e.tiers().len(),
         count(e.positions),
         count(e.slots),
         bytes(lo),
@@ -261,7 +226,7 @@ pub fn print(v: &VariantSizes, e: &Estimate, ranks: Option<u64>) {
     );
     if let Some(n) = ranks {
         let most = e
-            .tiers
+            .tiers()
             .iter()
             .map(|t| exchange_per_rank(t.slots, e.max_moves, n))
             .fold(0u64, u64::saturating_add);
@@ -271,17 +236,20 @@ pub fn print(v: &VariantSizes, e: &Estimate, ranks: Option<u64>) {
             bytes(most)
         );
     }
-    match e.fits_here(id, false) {
+    match e.solvable().and_then(|()| e.fits_memory(id)) {
         Ok(()) => println!("fits this machine"),
         Err(why) => println!("does not fit: {}", why.message),
     }
 }
 
-/// Print how a solve under `budget` bytes takes each tier (`--estimate
-/// --memory SIZE`): in memory, out of core in so many windows, or not at
-/// all; and the scratch disk the out-of-core tiers need.
-pub fn print_budget(e: &Estimate, budget: u64) {
-    use qibase::solver::{plan_under_budget, BudgetPlan};
+/// Print how a solve under the plan's budget takes each tier
+/// (`--estimate --memory SIZE`): in memory, out of core in so many
+/// windows, or not at all; and the scratch disk the out-of-core tiers
+/// need.
+pub fn print_budget(e: &Estimate) {
+    let Some(budget) = e.plan.budget() else {
+        return;
+    };
     // Budgets and regions can be below a mebibyte.
     let size = |b: u64| {
         if b < 1 << 20 {
@@ -291,54 +259,30 @@ pub fn print_budget(e: &Estimate, budget: u64) {
         }
     };
     println!("under --memory {}:", size(budget));
-    let (mut spilled, mut scratch) = (0usize, 0u64);
-    let mut refusal = None;
-    for t in &e.tiers {
-        let how = match plan_under_budget(t.slots, t.dep_slots, budget) {
+    let mut spilled = 0usize;
+    for t in e.tiers() {
+        let how = match t.budget {
             BudgetPlan::InMemory => "in memory".to_string(),
             BudgetPlan::OutOfCore { windows } => {
                 spilled += 1;
-                // The tier's state, 2 bytes a slot, beside the raw values
-                // of its lower tiers in the initial pass and beside its
-                // undo log (at most as large: see docs/out-of-core.md,
-                // *Checkpoints*) in the levels, which read no lower tier;
-                // the runs and queues come on top.
-                scratch = scratch.max(2 * (t.slots + t.slots.max(t.dep_slots)));
                 format!("out of core, {windows} windows")
             }
-            BudgetPlan::TooSmall { need, .. } => {
-                refusal.get_or_insert((t.name.clone(), need));
-                format!("needs at least {}", size(need))
-            }
+            BudgetPlan::TooSmall { need, .. } => format!("needs at least {}", size(need)),
         };
         println!("{:>8} {how}", t.name);
     }
-    match refusal {
-        Some((tier, need)) => println!(
-            "the budget is too small: tier {tier} needs at least {}",
+    match e.plan.too_small() {
+        Some((tier, need, _)) => println!(
+            "the budget is too small: tier {} needs at least {}",
+            tier.name,
             size(need)
         ),
         None => println!(
             "{spilled} of {} tiers out of core; scratch disk at least {} (beside the tables)",
-            e.tiers.len(),
-            bytes(scratch)
+            e.tiers().len(),
+            bytes(e.plan.scratch_bytes())
         ),
     }
-}
-
-fn meminfo(key: &str) -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with(key))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-fn mem_total() -> Option<u64> {
-    meminfo("MemTotal:")
-}
-
-fn mem_available() -> Option<u64> {
-    meminfo("MemAvailable:")
 }
 
 /// A count with thousands separators; `u64::MAX` stands for a count that
@@ -370,8 +314,8 @@ mod tests {
     #[test]
     fn sizes_and_limits() {
         let sizes = |spec: &str| VariantSizes::of(spec).unwrap();
-        let e = check(&sizes("three-cannons"), Some(5));
-        assert!(e.fits_here("three-cannons", false).is_ok());
+        let e = check(&sizes("three-cannons"), Some(5), None);
+        assert!(e.fits_here("three-cannons").is_ok());
         assert_eq!(e.slots, 22_612_634);
         assert_eq!(e.positions, 163_037_800);
         assert_eq!(e.largest().unwrap().name, "k5");
@@ -379,14 +323,14 @@ mod tests {
         assert_eq!(e.memory().0, 2 * 16_801_092 + 2 * 4_666_970);
         // Cannon chess on 32 points, 15 a side: numbering tables too large
         // to build, tiers far over the solver's limit; still estimated.
-        let huge = check(&sizes("cannon-chess:board=8x4,pieces=15"), None);
+        let huge = check(&sizes("cannon-chess:board=8x4,pieces=15"), None, None);
         let why = huge.refusal.as_deref().unwrap();
         assert!(
             why.contains("numbering-table") && why.contains("cannot be solved or played"),
             "{why}"
         );
         assert_eq!(
-            huge.tiers.len(),
+            huge.tiers().len(),
             16 * 17 / 2,
             "every a v b with 15 >= a >= b"
         );
@@ -403,7 +347,7 @@ mod tests {
             .unwrap();
         assert_eq!(board64.tier_size(t11), 10 * 63);
         // Past 2^64 slots: saturated, and said so.
-        let e64 = check(&board64, None);
+        let e64 = check(&board64, None, None);
         assert_eq!(e64.slots, u64::MAX);
         assert_eq!(count(e64.slots), "over 2^64");
         assert_eq!(bytes(e64.disk()), "over 2^64 bytes");
@@ -413,15 +357,15 @@ mod tests {
         assert!(VariantSizes::of("cannon-chess:board=8x8,pieces=33").is_err());
         // Tiers over 2^32 slots: estimated with 8-byte queue entries, and
         // refused only for the memory they need.
-        let e = check(&sizes("cannon-chess:board=8x4,pieces=7"), None);
+        let e = check(&sizes("cannon-chess:board=8x4,pieces=7"), None, None);
         assert_eq!(e.refusal, None);
-        let big = e.tiers.iter().find(|t| t.slots > 1 << 32).unwrap();
+        let big = e.tiers().iter().find(|t| t.slots > 1 << 32).unwrap();
         assert_eq!(big.memory_max - big.memory, 8 * big.slots);
         assert!(big.disk > big.slots / 2 && big.disk < big.slots);
-        let small = e.tiers.iter().find(|t| t.slots < 1 << 32).unwrap();
+        let small = e.tiers().iter().find(|t| t.slots < 1 << 32).unwrap();
         assert_eq!(small.memory_max - small.memory, 4 * small.slots);
-        if mem_total().is_some_and(|m| m < e.memory().0) {
-            let err = e.fits_here("cannon-chess", false).unwrap_err().message;
+        if meminfo().is_some_and(|m| m.total < e.memory().0) {
+            let err = e.fits_here("cannon-chess").unwrap_err().message;
             assert!(err.contains("cannot be solved here"), "{err}");
         }
         // The exchange of a rank: nothing alone; with two ranks, half of

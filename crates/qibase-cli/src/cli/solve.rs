@@ -92,21 +92,19 @@ pub fn run(a: &SolveArgs) -> CliResult {
         .collect::<Result<Vec<_>, _>>()?;
     let estimates: Vec<_> = sizes
         .iter()
-        .map(|v| estimate::check(v, a.max_pieces))
+        .map(|v| estimate::check(v, a.max_pieces, a.memory))
         .collect();
     if a.estimate {
         for (v, e) in sizes.iter().zip(&estimates) {
             estimate::print(v, e, a.ranks);
-            if let Some(budget) = a.memory {
-                estimate::print_budget(e, budget);
-            }
+            estimate::print_budget(e);
         }
         return Ok(());
     }
     // Refuse what cannot be solved here before anything is solved (with
     // a memory budget, the budget decides what fits).
     for (id, e) in ids.iter().zip(&estimates) {
-        e.fits_here(id, a.memory.is_some())?;
+        e.fits_here(id)?;
     }
     // Built once, by the estimate; `fits_here` has refused
     // the variants that cannot be built.
@@ -141,7 +139,7 @@ pub fn run(a: &SolveArgs) -> CliResult {
                     | SolveError::MemoryTooSmall { .. }
                     | SolveError::MemoryWithRanks { .. }
             );
-            ranks.fail(e.into(), collective)
+            ranks.fail(solve_error(e), collective)
         })?;
         if lead {
             print_table(id, &reports);
@@ -174,6 +172,18 @@ pub fn run(a: &SolveArgs) -> CliResult {
         );
     }
     Ok(())
+}
+
+/// A solve's error as the command line says it: with the flag that
+/// resumes a checkpoint left by an out-of-core solve.
+fn solve_error(e: SolveError) -> CliError {
+    match e {
+        SolveError::CheckpointLeft { tier, dir } => CliError::input(format!(
+            "{}: an interrupted out-of-core solve left a checkpoint of tier {tier} there; resume it with the same --memory, or remove the directory to solve without a budget",
+            dir.display()
+        )),
+        e => e.into(),
+    }
 }
 
 /// The solver's worker threads (`None`: one per core).

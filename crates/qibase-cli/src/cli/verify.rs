@@ -1,9 +1,8 @@
 //! `qibase verify` (checksums + local consistency of every stored value)
 //! and `qibase info` (what is on disk).
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::Args;
@@ -11,9 +10,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
 use qibase::game::{Game, Notation, TierKey, Tiers};
-use qibase::solver::{check_tier, check_tier_out_of_core, CheckReport, TierValues};
+use qibase::solver::{verify_game, CheckReport, TierCheck, VerifyObserver};
 use qibase::tablebase::{game_dir, TierStore};
-use qibase::value::Packed;
 use qibase::with_game;
 
 #[derive(Args, Debug)]
@@ -105,86 +103,16 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         let t0 = Instant::now();
         let tiers = chosen_tiers(g, present_tiers(g, &a.dir)?, &a.tiers, &a.dir)?;
         let store = TierStore::new(g, &a.dir);
-        // Fast tiers are read, compact ones resolved from their lower tiers.
-        let mut cache: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
-        let mut problems = 0u64;
-        let mut positions = 0u64;
-        for (k, &t) in tiers.iter().enumerate() {
-            let name = g.tier_name(t);
-            // Over the budget: checked from scratch files, a window at a time.
-            let held: u64 = std::iter::once(t)
-                .chain(g.tier_deps(t))
-                .map(|d| 2 * g.tier_size(d))
-                .sum();
-            if let Some(budget) = a.memory.filter(|&b| held > b) {
-                cache.clear();
-                let bar = tier_bar(a.quiet, &name, g.tier_size(t));
-                let scratch = game_dir(&a.dir, g.id()).join(".verify");
-                let checked =
-                    check_tier_out_of_core(&store, t, &scratch, budget, 5, &|k| bar.inc(k));
-                let _ = std::fs::remove_dir_all(&scratch);
-                bar.finish_and_clear();
-                match checked {
-                    Ok(report) => {
-                        let (c, b) = print_check(g, t, &name, &report);
-                        positions += c;
-                        problems += b;
-                    }
-                    Err(e) => {
-                        println!("{name:>8}  BAD  {e}");
-                        problems += 1;
-                    }
-                }
-                continue;
-            }
-            let values = match store.load_held(t, &mut cache) {
-                Ok(v) => v,
-                Err(e) => {
-                    println!("{name:>8}  BAD  {e}");
-                    problems += 1;
-                    continue;
-                }
-            };
-            let mut lower = HashMap::new();
-            let mut missing = None;
-            for d in g.tier_deps(t) {
-                let v = match store.load_held(d, &mut cache) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        missing = Some(e);
-                        break;
-                    }
-                };
-                lower.insert(d, v);
-            }
-            if let Some(e) = missing {
-                println!("{name:>8}  SKIP cannot check against a lower tier: {e}");
-                problems += 1;
-                continue;
-            }
-            let bar = tier_bar(a.quiet, &name, values.len() as u64);
-            let mut deps = TierValues::new();
-            for (d, v) in &lower {
-                deps.add(*d, v);
-            }
-            let report = check_tier(g, t, &values, &deps, 5, &|k| bar.inc(k));
-            bar.finish_and_clear();
-            let (checked, bad) = print_check(g, t, &name, &report);
-            positions += checked;
-            problems += bad;
-            // Keep what later tiers need.
-            cache.insert(t, values);
-            for (d, v) in lower {
-                cache.insert(d, v);
-            }
-            let needed: Vec<TierKey> = tiers[k + 1..]
-                .iter()
-                .flat_map(|&u| g.tier_deps(u))
-                .collect();
-            cache.retain(|key, _| needed.contains(key));
-        }
+        let printer = Printer {
+            g,
+            quiet: a.quiet,
+            bar: Mutex::new(ProgressBar::hidden()),
+        };
+        let sum = verify_game(&store, &tiers, a.memory, &printer);
+        let problems = sum.problems;
         println!(
-            "{problems} inconsistencies ({positions} positions in {} tier file(s), {:.1} s)",
+            "{problems} inconsistencies ({} positions in {} tier file(s), {:.1} s)",
+            sum.positions,
             tiers.len(),
             t0.elapsed().as_secs_f64()
         );
@@ -196,6 +124,32 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
         }
         Ok(())
     })
+}
+
+/// Prints each tier's verdict, with a progress bar while it is checked.
+struct Printer<'g, G> {
+    g: &'g G,
+    quiet: bool,
+    bar: Mutex<ProgressBar>,
+}
+
+impl<G: Game> VerifyObserver for Printer<'_, G> {
+    fn tier_started(&self, name: &str, slots: u64) {
+        *self.bar.lock().unwrap() = tier_bar(self.quiet, name, slots);
+    }
+    fn checked(&self, slots: u64) {
+        self.bar.lock().unwrap().inc(slots);
+    }
+    fn tier_done(&self, t: TierKey, name: &str, check: &TierCheck) {
+        self.bar.lock().unwrap().finish_and_clear();
+        match check {
+            TierCheck::Checked(report) => print_check(self.g, t, name, report),
+            TierCheck::Unreadable(e) => println!("{name:>8}  BAD  {e}"),
+            TierCheck::LowerUnreadable(e) => {
+                println!("{name:>8}  SKIP cannot check against a lower tier: {e}")
+            }
+        }
+    }
 }
 
 /// A tier's progress bar over `slots` (hidden with `--quiet`).
@@ -214,9 +168,8 @@ fn tier_bar(quiet: bool, name: &str, slots: u64) -> ProgressBar {
     b
 }
 
-/// Print a tier's verdict and its first inconsistencies; returns the
-/// positions checked and the inconsistent ones.
-fn print_check<G: Game>(g: &G, t: TierKey, name: &str, report: &CheckReport) -> (u64, u64) {
+/// Print a tier's verdict and its first inconsistencies.
+fn print_check<G: Game>(g: &G, t: TierKey, name: &str, report: &CheckReport) {
     let (checked, bad) = (report.checked, report.inconsistent);
     println!(
         "{name:>8}  {}  {checked} positions checked, {bad} inconsistent",
@@ -231,7 +184,6 @@ fn print_check<G: Game>(g: &G, t: TierKey, name: &str, report: &CheckReport) -> 
                 .map_or("? (a child has no value)".into(), |v| v.to_string())
         );
     }
-    (checked, bad)
 }
 
 #[derive(Args, Debug)]

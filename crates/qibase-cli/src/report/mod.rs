@@ -30,6 +30,11 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 use qibase::analysis::{analyse, principal_variation, Oracle};
 use qibase::game::{Game, Rules, TierKey};
+// Tiers of at most this many bytes of values (the solve plan's figure) are
+// loaded whole by `Probe`; larger ones are read a block at a time from
+// their files (the lines of the largest games pass through tiers of 15 GB
+// and more).
+use qibase::solver::WHOLE_TIER_BYTES;
 use qibase::tablebase::TierStore;
 use qibase::value::{Packed, Value};
 
@@ -83,11 +88,6 @@ pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
 
 /// A line of play: each move and the position after it.
 pub type Line<G> = Vec<(<G as Rules>::Move, <G as Rules>::Pos)>;
-
-/// Tiers of at most this many bytes of values are loaded whole by
-/// [`Probe`]; larger ones are read a block at a time from their files
-/// (the lines of the largest games pass through tiers of 15 GB and more).
-const WHOLE_TIER_BYTES: u64 = 1 << 30;
 
 /// Probes positions, loading whole tiers on demand and keeping them, or,
 /// for tiers over [`WHOLE_TIER_BYTES`], looking them up in their files.

@@ -5,7 +5,7 @@
 //!
 //! * [`hugemem`] — large zeroed arrays on transparent huge pages;
 //! * [`prefetch`] — software prefetch of cache lines;
-//! * [`memory`] — peak resident memory from `/proc`;
+//! * [`memory`] — peak resident memory and the machine's memory from `/proc`;
 //! * [`cpu`] — BMI2 detected once at run time;
 //! * [`guarded_map`] — file maps that survive their file shrinking.
 

@@ -88,15 +88,7 @@ pub fn budget_bytes() -> usize {
     {
         return mb << 20;
     }
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<usize>().ok())
-        })
-        .map(|kb| kb << 10)
-        .unwrap_or(8 << 30);
+    let total = crate::sys::memory::meminfo().map_or(8 << 30, |m| m.total as usize);
     (total / 8).max(64 << 20)
 }
 

@@ -32,7 +32,7 @@ mod lower;
 mod run;
 mod tier;
 
-pub(super) use run::solve_tiers_sliced;
+pub(super) use run::Sliced;
 
 #[cfg(test)]
 mod tests {

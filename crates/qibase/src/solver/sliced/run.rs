@@ -2,151 +2,127 @@
 //! process, each rank keeping its slices of the finished tiers that later
 //! tiers read, each tier's file merged by rank 0 from the ranks' parts.
 
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::Write;
+use std::io::Write as _;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use super::lower::{Slice, SlicedLower};
 use super::tier::solve_sliced;
 use crate::game::{Game, TierKey};
-use crate::solver::{
-    deps_of, peak_rss_bytes, solved_on_disk, tell, tier_meta, writer_pool, Exchange, PendingWrite,
-    SolveError, SolveObserver, SolveOptions, TierOptions, TierReport,
-};
+use crate::solver::driver::{Callbacks, Mode, Solved, Step};
+use crate::solver::write::Write;
+use crate::solver::{Exchange, SolveError};
 use crate::tablebase::{self, TbError, TierMeta, TierStore};
 use crate::value::Packed;
 
-/// [`crate::solver::solve_game_shared`] on more than one rank.
-pub(in crate::solver) fn solve_tiers_sliced<G: Game>(
-    g: &G,
-    opts: &SolveOptions,
-    observer: &dyn SolveObserver,
-    ex: &dyn Exchange,
-    reports: &mut Vec<TierReport>,
-) -> Result<(), SolveError> {
-    let tiers = g.tiers(opts.max_pieces);
-    let store = TierStore::new(g, &opts.dir);
-    let Some(&first) = tiers.first() else {
-        return Ok(());
-    };
-    let first_path = store.path(first);
-    let parts = first_path.parent().unwrap_or(Path::new(".")).join(".parts");
-    // Parts left by an interrupted job are stale: rank 0 empties the
-    // directory before any rank can write one (the barrier after it).
-    if ex.rank() == 0 {
-        empty_dir(&parts)?;
-    }
-    ex.max(0);
-    let mut pending: Option<PendingWrite> = None;
-    let result = solve_tiers(g, opts, observer, ex, &store, &parts, reports, &mut pending);
-    // Even after an error, let the last write finish (or fail) cleanly.
-    let last = pending.map_or(Ok(()), |p| p.finish(reports));
-    if ex.rank() == 0 && result.is_ok() && last.is_ok() {
-        let _ = std::fs::remove_dir(&parts);
-    }
-    result.and(last.map_err(SolveError::from))
+/// A solve shared by ranks: each keeps its slices of the finished tiers,
+/// writes its part of each tier, and rank 0 merges the parts.
+pub(in crate::solver) struct Sliced<'a, G: Game> {
+    store: &'a TierStore<'a, G>,
+    ex: &'a dyn Exchange,
+    /// The directory of the ranks' parts (`<dir>/<game>/.parts`).
+    parts: PathBuf,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn solve_tiers<G: Game>(
-    g: &G,
-    opts: &SolveOptions,
-    observer: &dyn SolveObserver,
-    ex: &dyn Exchange,
-    store: &TierStore<'_, G>,
-    parts: &Path,
-    reports: &mut Vec<TierReport>,
-    pending: &mut Option<PendingWrite>,
-) -> Result<(), SolveError> {
-    let tiers = g.tiers(opts.max_pieces);
-    let (ranks, rank) = (ex.ranks(), ex.rank());
-    let writer_pool = writer_pool(opts)?;
-    let mut loaded: HashMap<TierKey, Slice> = HashMap::new();
-    for (pos, &t) in tiers.iter().enumerate() {
-        let name = g.tier_name(t);
-        if let Some(stats) = solved_on_disk(store, t, observer, ex) {
-            reports.push(TierReport::skipped(g, t, stats));
-            continue;
+impl<'a, G: Game> Sliced<'a, G> {
+    /// The mode of a solve of the game in `game_dir`. Parts left by an
+    /// interrupted job are stale: rank 0 empties their directory before
+    /// any rank can write one (the barrier after it).
+    pub fn new(
+        store: &'a TierStore<'a, G>,
+        game_dir: &Path,
+        ex: &'a dyn Exchange,
+    ) -> Result<Sliced<'a, G>, SolveError> {
+        let parts = game_dir.join(".parts");
+        if ex.rank() == 0 {
+            empty_dir(&parts)?;
         }
-        if ex.max(observer.should_stop().into()) != 0 {
-            return Err(SolveError::Stopped { next: name });
-        }
-        // Keep only the slices this and later tiers still read; read this
-        // rank's slices of the others from their files.
-        let still_needed = deps_of(g, &tiers[pos..]);
-        loaded.retain(|k, _| still_needed.contains(k));
-        for d in g.tier_deps(t) {
-            if let Entry::Vacant(slot) = loaded.entry(d) {
-                let slots = Slice::owned(g.tier_size(d), ranks, rank);
-                let values = store.open(d)?.read_range(slots.clone())?;
-                slot.insert(Slice { slots, values });
-            }
-        }
-        let mut lower = SlicedLower::new();
-        for d in g.tier_deps(t) {
-            lower.add(d, g.tier_size(d), &loaded[&d], ranks);
-        }
-
-        observer.tier_started(&name, g.tier_size(t));
-        let t0 = Instant::now();
-        let progress = |e| tell(observer, e);
-        let sent_before = ex.bytes_sent();
-        let stop = || observer.should_stop();
-        let opts = TierOptions::default().progress(&progress).stop(&stop);
-        let Some(solved) = solve_sliced(g, t, &lower, &opts, ex)? else {
-            return Err(SolveError::Stopped { next: name });
-        };
-        drop(lower);
-        let mut stats = solved.stats;
-        stats.seconds = t0.elapsed().as_secs_f64();
-        stats.threads = rayon::current_num_threads() * ranks;
-        stats.peak_rss = peak_rss_bytes().unwrap_or(0);
-
-        // Every rank's part on disk before rank 0 merges them.
-        write_part(&part_path(parts, &name, rank), &solved.slice.values)?;
         ex.max(0);
-        if let Some(p) = pending.take() {
-            p.finish(reports)?;
-        }
-        reports.push(TierReport {
-            tier: t,
-            name: name.clone(),
-            slots: g.tier_size(t),
-            positions: g.tier_positions(t),
-            stats: stats.clone(),
-            touches: solved.touches,
-            write_wait_seconds: 0.0,
-            skipped: false,
-            exchanged_bytes: ex.sum(ex.bytes_sent() - sent_before),
-            windows: 0,
-        });
-        observer.tier_solved(&reports[reports.len() - 1]);
-        if rank == 0 {
-            let pieces: Vec<(Range<u64>, PathBuf)> = (0..ranks)
-                .map(|k| {
-                    (
-                        Slice::owned(g.tier_size(t), ranks, k),
-                        part_path(parts, &name, k),
-                    )
-                })
-                .collect();
-            let (path, meta) = (store.path(t), tier_meta(g, t, &stats));
-            *pending = Some(PendingWrite::spawn(
-                reports.len() - 1,
-                writer_pool.clone(),
-                move || merge_parts(&path, &meta, &pieces),
-            ));
-        }
-        if deps_of(g, &tiers[pos + 1..]).contains(&t) {
-            loaded.insert(t, solved.slice);
+        Ok(Sliced { store, ex, parts })
+    }
+
+    /// The solve is over: rank 0 removes the parts' directory after a
+    /// solve without error.
+    pub fn finished(&self, ok: bool) {
+        if self.ex.rank() == 0 && ok {
+            let _ = std::fs::remove_dir(&self.parts);
         }
     }
-    Ok(())
+}
+
+/// A rank's slice of a finished tier, as the driver holds it.
+pub(in crate::solver) struct Held(Slice);
+
+impl<G: Game> Mode for Sliced<'_, G> {
+    type Held = Held;
+    type Out = Held;
+
+    /// This rank's slice of tier `d`, read from its file.
+    fn read(&mut self, d: TierKey) -> Result<Self::Held, SolveError> {
+        let slots = Slice::owned(
+            self.store.game().tier_size(d),
+            self.ex.ranks(),
+            self.ex.rank(),
+        );
+        let values = self.store.open(d)?.read_range(slots.clone())?;
+        Ok(Held(Slice { slots, values }))
+    }
+
+    fn solve(
+        &mut self,
+        at: &Step,
+        slices: &mut HashMap<TierKey, Self::Held>,
+        cb: &Callbacks,
+    ) -> Result<Option<Solved<Self::Out>>, SolveError> {
+        let g = self.store.game();
+        let mut lower = SlicedLower::new();
+        for d in g.tier_deps(at.tier) {
+            lower.add(d, g.tier_size(d), &slices[&d].0, self.ex.ranks());
+        }
+        let solved = solve_sliced(g, at.tier, &lower, &cb.tier_options(), self.ex)?;
+        Ok(solved.map(|s| Solved {
+            out: Held(s.slice),
+            stats: s.stats,
+            touches: s.touches,
+            windows: 0,
+            resumed_seconds: 0.0,
+        }))
+    }
+
+    /// Every rank's part on disk before rank 0 merges them.
+    fn staged(&mut self, at: &Step, out: &Self::Out) -> Result<(), SolveError> {
+        let path = part_path(&self.parts, &at.plan.name, self.ex.rank());
+        write_part(&path, &out.0.values)?;
+        self.ex.max(0);
+        Ok(())
+    }
+
+    fn write(&mut self, at: &Step, meta: TierMeta, _: &mut Self::Out) -> Result<Write, SolveError> {
+        if self.ex.rank() != 0 {
+            return Ok(Write::Nothing);
+        }
+        let ranks = self.ex.ranks();
+        let slots = at.plan.slots;
+        let pieces: Vec<(Range<u64>, PathBuf)> = (0..ranks)
+            .map(|k| {
+                (
+                    Slice::owned(slots, ranks, k),
+                    part_path(&self.parts, &at.plan.name, k),
+                )
+            })
+            .collect();
+        let path = self.store.path(at.tier);
+        Ok(Write::Spawn(Box::new(move || {
+            merge_parts(&path, &meta, &pieces)
+        })))
+    }
+
+    fn keep(out: Self::Out) -> Self::Held {
+        out
+    }
 }
 
 fn part_path(parts: &Path, tier: &str, rank: usize) -> PathBuf {

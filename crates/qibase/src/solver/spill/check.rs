@@ -31,13 +31,6 @@ use crate::solver::state::CHUNK;
 use crate::tablebase::{TbError, TierStore};
 use crate::value::{Packed, Value};
 
-/// Bytes a slot of the window takes: its stored word, its rule value, its
-/// kind, two accumulators, a flag.
-const WINDOW_BYTES_PER_SLOT: u64 = 10;
-/// Bytes a request takes: 16 (a `(u64, u32)`, padded) and as much again
-/// for its copy grouped by block (each chunk's vector gives back its
-/// unused room before the batch is grouped).
-const BYTES_PER_REQUEST: u64 = 32;
 /// Requests per position guessed for a window's first batch; the batches
 /// after it follow what the one before asked ([`BatchSlots`]).
 const REQUESTS_PER_SLOT: usize = 16;
@@ -78,8 +71,8 @@ pub fn check_tier_out_of_core<G: crate::game::Game>(
         .map(|&k| super::run::raw_from_file(store, k, scratch))
         .collect::<Result<_, _>>()?;
     let tables: Vec<(TierKey, &RawArray)> = keys.iter().copied().zip(raws.iter()).collect();
-    let window = (budget / 4 / WINDOW_BYTES_PER_SLOT).max(CHUNK as u64);
-    let batch = (budget / 2 / BYTES_PER_REQUEST).max(1);
+    let (window, batch) = crate::solver::plan::check_window(budget);
+    let window = window.max(CHUNK as u64);
     check_raw(
         g,
         t,

@@ -26,6 +26,7 @@ use super::tier::{encode_tier, FastOrigin, COMPACT_BLOCK_SIZE};
 use crate::game::{Game, TierKey, Tiers};
 use crate::tablebase::{tier_path, write_tier_with, TbError, TierFile, TierStore, WriteOptions};
 use crate::tier_values::TierValues;
+use crate::tier_walk::TierWalk;
 use crate::value::Packed;
 
 /// What `pack` or `unpack` did with one tier.
@@ -67,34 +68,27 @@ fn file_checksum(path: &Path) -> Result<(u64, u64), TbError> {
     Ok((len, h.digest()))
 }
 
-/// The tiers of `g` in solve order that have a file under `has`, with the
-/// index of the last tier that needs each one (as a dependency or itself).
+/// The walk through the tiers of `g` in solve order that have a file
+/// under `has`, or the error `missing` makes for the first tier missing
+/// (none at all, or a tier one of them reads).
 fn plan<G: Tiers>(
     g: &G,
     has: impl Fn(TierKey) -> bool,
     missing: impl Fn(TierKey) -> TbError,
-) -> Result<(Vec<TierKey>, HashMap<TierKey, usize>), TbError> {
+) -> Result<TierWalk, TbError> {
     let all = g.tiers(None);
     let tiers: Vec<TierKey> = all.iter().copied().filter(|&t| has(t)).collect();
     if tiers.is_empty() {
         return Err(missing(all[0]));
     }
-    let mut last = HashMap::new();
-    for (k, &t) in tiers.iter().enumerate() {
-        last.insert(t, k);
-        for d in g.tier_deps(t) {
-            if !has(d) {
-                return Err(missing(d));
-            }
-            last.insert(d, k);
-        }
+    if let Some(d) = tiers
+        .iter()
+        .flat_map(|&t| g.tier_deps(t))
+        .find(|&d| !has(d))
+    {
+        return Err(missing(d));
     }
-    Ok((tiers, last))
-}
-
-/// Drop the values no tier after the `k`-th needs.
-fn forget(held: &mut HashMap<TierKey, Vec<Packed>>, last: &HashMap<TierKey, usize>, k: usize) {
-    held.retain(|t, _| last.get(t).is_some_and(|&l| l > k));
+    Ok(TierWalk::new(tiers, |t| g.tier_deps(t)))
 }
 
 /// Pack every tier of `g` found in `src` (fast format) into `out`
@@ -112,7 +106,7 @@ pub fn pack<G: Game>(
     done: &mut dyn FnMut(&TierPacking),
 ) -> Result<Vec<TierPacking>, TbError> {
     let store = TierStore::new(g, src);
-    let (tiers, last) = plan(
+    let walk = plan(
         g,
         |t| store.has_file(t),
         |t| {
@@ -123,7 +117,7 @@ pub fn pack<G: Game>(
     )?;
     let mut held: HashMap<TierKey, Vec<Packed>> = HashMap::new();
     let mut report = Vec::new();
-    for (k, &t) in tiers.iter().enumerate() {
+    for (k, &t) in walk.tiers().iter().enumerate() {
         let t0 = Instant::now();
         let fast = store.open(t)?;
         let (fast_len, fast_sum) = file_checksum(fast.path())?;
@@ -164,7 +158,7 @@ pub fn pack<G: Game>(
             }
         };
         held.insert(t, values);
-        forget(&mut held, &last, k);
+        walk.keep_read_from(&mut held, k + 1);
         let r = TierPacking {
             tier: t,
             name: g.tier_name(t),
@@ -195,7 +189,7 @@ pub fn unpack<G: Game>(
     done: &mut dyn FnMut(&TierPacking),
 ) -> Result<Vec<TierPacking>, TbError> {
     let path_of = |t: TierKey| compact_path(src, g.id(), &g.tier_name(t));
-    let (tiers, last) = plan(
+    let walk = plan(
         g,
         |t| path_of(t).exists(),
         |t| TbError::NotSolved {
@@ -206,7 +200,7 @@ pub fn unpack<G: Game>(
     )?;
     let mut held: HashMap<TierKey, Vec<Packed>> = HashMap::new();
     let mut report = Vec::new();
-    for (k, &t) in tiers.iter().enumerate() {
+    for (k, &t) in walk.tiers().iter().enumerate() {
         let t0 = Instant::now();
         let c = TierStore::new(g, src).open_compact(t)?;
         let h = c.header().clone();
@@ -238,7 +232,7 @@ pub fn unpack<G: Game>(
         };
         let used = h.meta.positions - h.meta.stats.unused;
         held.insert(t, values);
-        forget(&mut held, &last, k);
+        walk.keep_read_from(&mut held, k + 1);
         let r = TierPacking {
             tier: t,
             name: g.tier_name(t),

@@ -1,0 +1,137 @@
+//! `verify`'s walk: the tiers of a tablebase in solve order, each checked
+//! against its own values and those of the tiers it reads
+//! ([`check_tier`]), in memory when they fit the budget and out of core
+//! when not ([`check_tier_out_of_core`]), keeping the values later tiers
+//! read.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::check::{check_tier, CheckReport};
+use super::plan::verify_out_of_core;
+use super::spill::check_tier_out_of_core;
+use crate::game::{Game, TierKey};
+use crate::tablebase::{game_dir, TbError, TierStore};
+use crate::tier_values::TierValues;
+use crate::tier_walk::TierWalk;
+use crate::value::Packed;
+
+/// Inconsistent positions a tier's check keeps as examples.
+const EXAMPLES: usize = 5;
+
+/// What became of one tier's check.
+#[derive(Debug)]
+pub enum TierCheck {
+    /// Checked: its report.
+    Checked(CheckReport),
+    /// Its values could not be read (or the check's scratch files written).
+    Unreadable(TbError),
+    /// A tier it reads could not be read: not checked.
+    LowerUnreadable(TbError),
+}
+
+/// What `verify` tells its caller while it runs.
+pub trait VerifyObserver: Sync {
+    /// Tier `name` (`slots` slots) starts its check.
+    fn tier_started(&self, name: &str, slots: u64) {
+        let _ = (name, slots);
+    }
+    /// The check went through `slots` more slots.
+    fn checked(&self, slots: u64) {
+        let _ = slots;
+    }
+    /// Tier `t` (named `name`) is done.
+    fn tier_done(&self, t: TierKey, name: &str, check: &TierCheck) {
+        let _ = (t, name, check);
+    }
+}
+
+/// Observes nothing.
+impl VerifyObserver for () {}
+
+/// The sum of a verify.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VerifySummary {
+    /// Positions checked.
+    pub positions: u64,
+    /// Inconsistent positions, and tiers that could not be checked.
+    pub problems: u64,
+}
+
+/// Check tiers `tiers` (in solve order) of the tablebase in `store`,
+/// holding at most about `budget` bytes (`None`: as much as it needs):
+/// a tier whose values and those of the tiers it reads do not fit is
+/// checked out of core, through scratch files in the game's directory
+/// (`.verify`, removed after).
+pub fn verify_game<G: Game>(
+    store: &TierStore<'_, G>,
+    tiers: &[TierKey],
+    budget: Option<u64>,
+    observer: &dyn VerifyObserver,
+) -> VerifySummary {
+    let g = store.game();
+    let walk = TierWalk::new(tiers.to_vec(), |t| g.tier_deps(t));
+    // Fast tiers are read, compact ones resolved from their lower tiers.
+    let mut cache: HashMap<TierKey, Arc<Vec<Packed>>> = HashMap::new();
+    let mut sum = VerifySummary::default();
+    let progress = |k| observer.checked(k);
+    for (k, &t) in tiers.iter().enumerate() {
+        let name = g.tier_name(t);
+        let dep_slots = g.tier_deps(t).iter().map(|&d| g.tier_size(d)).sum();
+        let check = if verify_out_of_core(g.tier_size(t), dep_slots, budget) {
+            cache.clear();
+            observer.tier_started(&name, g.tier_size(t));
+            let scratch = game_dir(store.dir(), g.id()).join(".verify");
+            let budget = budget.expect("out of core only under a budget");
+            let checked = check_tier_out_of_core(store, t, &scratch, budget, EXAMPLES, &progress);
+            let _ = std::fs::remove_dir_all(&scratch);
+            checked.map_or_else(TierCheck::Unreadable, TierCheck::Checked)
+        } else {
+            let check = check_in_memory(store, t, &mut cache, observer, &progress);
+            walk.keep_read_from(&mut cache, k + 1);
+            check
+        };
+        match &check {
+            TierCheck::Checked(r) => {
+                sum.positions += r.checked;
+                sum.problems += r.inconsistent;
+            }
+            TierCheck::Unreadable(_) | TierCheck::LowerUnreadable(_) => sum.problems += 1,
+        }
+        observer.tier_done(t, &name, &check);
+    }
+    sum
+}
+
+/// Check tier `t` in memory, its values and those of its lower tiers
+/// taken from `cache` or read into it.
+fn check_in_memory<G: Game>(
+    store: &TierStore<'_, G>,
+    t: TierKey,
+    cache: &mut HashMap<TierKey, Arc<Vec<Packed>>>,
+    observer: &dyn VerifyObserver,
+    progress: &(dyn Fn(u64) + Sync),
+) -> TierCheck {
+    let g = store.game();
+    let values = match store.load_held(t, cache) {
+        Ok(v) => v,
+        Err(e) => return TierCheck::Unreadable(e),
+    };
+    let mut lower = Vec::new();
+    for d in g.tier_deps(t) {
+        match store.load_held(d, cache) {
+            Ok(v) => lower.push((d, v)),
+            Err(e) => return TierCheck::LowerUnreadable(e),
+        }
+    }
+    observer.tier_started(&g.tier_name(t), values.len() as u64);
+    let mut deps = TierValues::new();
+    for (d, v) in &lower {
+        deps.add(*d, v);
+    }
+    let report = check_tier(g, t, &values, &deps, EXAMPLES, progress);
+    drop(deps);
+    cache.insert(t, values);
+    cache.extend(lower);
+    TierCheck::Checked(report)
+}
