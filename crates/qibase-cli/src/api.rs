@@ -273,9 +273,11 @@ impl From<ApiError> for String {
     }
 }
 
+/// A failed lookup: its code, and its line as the command line says it
+/// (with the command that solves a missing tier).
 impl From<LookupError> for ApiError {
     fn from(e: LookupError) -> Self {
-        ApiError::new(e.code(), e.to_string())
+        ApiError::new(e.code(), crate::hint::lookup_hint(&e))
     }
 }
 

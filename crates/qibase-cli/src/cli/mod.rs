@@ -90,14 +90,15 @@ impl From<qibase::tablebase::TbError> for CliError {
     /// solves it), an I/O failure, a damaged file, a file of another game,
     /// rules or format version.
     fn from(e: qibase::tablebase::TbError) -> Self {
-        use qibase::tablebase::TbError;
-        match e {
-            TbError::NotSolved { .. }
-            | TbError::Io { .. }
-            | TbError::Corrupt { .. }
-            | TbError::Foreign { .. }
-            | TbError::Version { .. } => CliError::failure(e.to_string()),
-        }
+        CliError::failure(crate::hint::hint(&e))
+    }
+}
+
+/// A failed lookup is a failure while working (exit 1), said as
+/// [`crate::hint::lookup_hint`] says it.
+impl From<qibase::analysis::LookupError> for CliError {
+    fn from(e: qibase::analysis::LookupError) -> Self {
+        CliError::failure(crate::hint::lookup_hint(&e))
     }
 }
 

@@ -85,15 +85,10 @@ pub fn present_tiers<G: Game>(g: &G, dir: &std::path::Path) -> Result<Vec<TierKe
         .collect();
     if tiers.is_empty() {
         return Err(CliError::failure(format!(
-            "no tier files of {} in {} (`qibase solve {}{}` makes them)",
+            "no tier files of {} in {} (`{}` makes them)",
             g.id(),
             game_dir(dir, g.id()).display(),
-            g.id(),
-            if dir == std::path::Path::new("tablebases") {
-                String::new()
-            } else {
-                format!(" --dir {}", dir.display())
-            }
+            crate::hint::solve_command(g.id(), None, dir)
         )));
     }
     Ok(tiers)

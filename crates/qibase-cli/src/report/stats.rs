@@ -390,8 +390,8 @@ pub fn run<G: ReportGame>(
         bar.set_message(format!("tier {}: reachability", g.tier_name(t)));
         reach.complete_tier(g, t);
         bar.set_message(format!("tier {}: statistics", g.tier_name(t)));
-        let file = store.open(t).map_err(|e| e.to_string())?;
-        let values = file.read_all().map_err(|e| e.to_string())?;
+        let file = store.open(t).map_err(|e| crate::hint::hint(&e))?;
+        let values = file.read_all().map_err(|e| crate::hint::hint(&e))?;
         let mut r = tier_stats(g, t, &values, &reach);
         drop(values);
         bar.inc(r.slots);

@@ -90,7 +90,7 @@ impl<G: Game + 'static> Service<G> {
             Err(e) => Service {
                 g,
                 variant,
-                source: e.to_string(),
+                source: crate::hint::lookup_hint(&e),
                 oracle: Err(e.into()),
             },
         }
