@@ -3,6 +3,7 @@
 //! Board size, material and setup are data: the variants are the same Rust
 //! types built with other parameters.
 
+mod any_tablebase;
 pub mod cannon_chess;
 pub mod cannons;
 mod error;
@@ -11,6 +12,7 @@ pub mod rules_hash;
 pub mod variant;
 pub mod weiming;
 
+pub use any_tablebase::AnyTablebase;
 pub use cannon_chess::{CannonChess, CannonChessParams};
 pub use cannons::{Cannons, CannonsParams};
 pub use error::SpecError;
