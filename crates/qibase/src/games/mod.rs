@@ -6,6 +6,7 @@
 mod any_tablebase;
 pub mod cannon_chess;
 pub mod cannons;
+mod describe;
 mod error;
 pub mod grid;
 pub mod rules_hash;
@@ -15,6 +16,7 @@ pub mod weiming;
 pub use any_tablebase::AnyTablebase;
 pub use cannon_chess::{CannonChess, CannonChessParams};
 pub use cannons::{Cannons, CannonsParams};
+pub use describe::Describe;
 pub use error::SpecError;
 pub use weiming::Weiming;
 
