@@ -39,6 +39,7 @@ pub struct PuzzlesArgs {
 fn puzzle_error(e: PuzzleError) -> CliError {
     match e {
         PuzzleError::Options(s) => CliError::input(s),
+        PuzzleError::Lookup(e) => e.into(),
         e => CliError::failure(e.to_string()),
     }
 }

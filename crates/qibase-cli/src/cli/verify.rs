@@ -10,6 +10,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
+use crate::hint::{hint, solve_command};
 use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::solver::{check_tier, check_tier_out_of_core, CheckReport, TierValues};
 use qibase::tablebase::{game_dir, TierStore};
@@ -88,7 +89,7 @@ pub fn present_tiers<G: Game>(g: &G, dir: &std::path::Path) -> Result<Vec<TierKe
             "no tier files of {} in {} (`{}` makes them)",
             g.id(),
             game_dir(dir, g.id()).display(),
-            crate::hint::solve_command(g.id(), None, dir)
+            solve_command(g.id(), None, dir)
         )));
     }
     Ok(tiers)
@@ -126,7 +127,7 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
                         problems += b;
                     }
                     Err(e) => {
-                        println!("{name:>8}  BAD  {e}");
+                        println!("{name:>8}  BAD  {}", hint(&e));
                         problems += 1;
                     }
                 }
@@ -135,7 +136,7 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
             let values = match store.load_held(t, &mut cache) {
                 Ok(v) => v,
                 Err(e) => {
-                    println!("{name:>8}  BAD  {e}");
+                    println!("{name:>8}  BAD  {}", hint(&e));
                     problems += 1;
                     continue;
                 }
@@ -153,7 +154,10 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
                 lower.insert(d, v);
             }
             if let Some(e) = missing {
-                println!("{name:>8}  SKIP cannot check against a lower tier: {e}");
+                println!(
+                    "{name:>8}  SKIP cannot check against a lower tier: {}",
+                    hint(&e)
+                );
                 problems += 1;
                 continue;
             }
@@ -348,7 +352,7 @@ pub fn info(a: &InfoArgs) -> CliResult {
                     }
                 }
                 Err(e) => {
-                    println!("{name:>8}  BAD  {e}");
+                    println!("{name:>8}  BAD  {}", hint(&e));
                     bad += 1;
                 }
             }
