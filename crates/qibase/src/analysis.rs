@@ -36,15 +36,6 @@ pub enum LookupError {
 }
 
 impl LookupError {
-    /// Stable machine-readable name, as in the JSON error `code`.
-    pub fn code(&self) -> &'static str {
-        match self {
-            LookupError::Tablebase(e) => e.code(),
-            LookupError::OutsideSubset { .. } => TbError::NOT_SOLVED,
-            LookupError::Other(_) => "internal",
-        }
-    }
-
     /// The value is missing because a tier is not solved (as opposed to a
     /// damaged or foreign file, or an I/O failure).
     pub fn is_not_solved(&self) -> bool {
@@ -157,19 +148,19 @@ pub type SharedOracle<'g, G> = Box<dyn Oracle<G> + Send + Sync + 'g>;
 ///
 /// * If any tier file of the game is in `dir`, the tablebase (a partial one,
 ///   made with `--max-pieces`, answers every position of its solved tiers;
-///   others get a per-lookup "not solved" error naming the solve command).
+///   others get a per-lookup "not solved" error naming the subset that makes it).
 /// * A tier file that is damaged or made under other rules is an error
 ///   (with its path), never a reason to fall back.
 /// * Only when no tier file is there at all: for a small game (at most
 ///   [`ON_THE_FLY_LIMIT`] positions, e.g. weiming) a solve in memory; else
-///   the "not solved" error, which names the command that makes the table.
+///   the "not solved" error, which says what makes the table.
 ///
 /// # Errors
 ///
 /// [`LookupError::Tablebase`] for a tier file in `dir` that is damaged,
 /// made under other rules or unreadable, and for a game with no tier file
-/// that is too large to solve in memory (not solved, with the command
-/// that solves it); [`LookupError::Other`] for a game without tiers.
+/// that is too large to solve in memory (not solved, with the subset
+/// that makes it); [`LookupError::Other`] for a game without tiers.
 pub fn open_oracle<'g, G: Game>(
     g: &'g G,
     dir: &Path,
@@ -208,7 +199,7 @@ pub fn open_oracle<'g, G: Game>(
         return Ok((Box::new(m), from));
     }
     // `tiers` ends with the full game's top tier: its error names the
-    // command that solves the whole game.
+    // whole game as what makes it.
     Err(match missing {
         Some(e) => e.into(),
         None => LookupError::Other(format!("{} has no tiers", g.id())),

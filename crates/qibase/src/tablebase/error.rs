@@ -157,30 +157,6 @@ pub enum Mismatch {
 pub const LAST_CONVERT_COMMIT: &str = "ee940b0";
 
 impl TbError {
-    /// The stable machine-readable name of the error's kind (the JSON
-    /// error `code`): `not_solved`, `io_error`, `corrupt_tablebase`, or
-    /// `foreign_tablebase` (a file of another game, rules, tier or format
-    /// version).
-    pub fn code(&self) -> &'static str {
-        match self {
-            TbError::NotSolved { .. } => Self::NOT_SOLVED,
-            TbError::Io { .. } => Self::IO_ERROR,
-            TbError::Corrupt { .. } => Self::CORRUPT,
-            TbError::Foreign { .. } | TbError::Version { .. } => Self::FOREIGN,
-        }
-    }
-
-    /// The [`code`](Self::code) of [`TbError::NotSolved`] (also used for
-    /// a tier outside a subset solved in memory).
-    pub const NOT_SOLVED: &'static str = "not_solved";
-    /// The [`code`](Self::code) of [`TbError::Io`].
-    pub const IO_ERROR: &'static str = "io_error";
-    /// The [`code`](Self::code) of [`TbError::Corrupt`].
-    pub const CORRUPT: &'static str = "corrupt_tablebase";
-    /// The [`code`](Self::code) of [`TbError::Foreign`] and
-    /// [`TbError::Version`].
-    pub const FOREIGN: &'static str = "foreign_tablebase";
-
     /// The file the error is about.
     pub fn path(&self) -> &Path {
         match self {
@@ -350,17 +326,6 @@ mod tests {
                 compact: false,
             },
         ];
-        let codes: Vec<&str> = errors.iter().map(TbError::code).collect();
-        assert_eq!(
-            codes,
-            [
-                "not_solved",
-                "io_error",
-                "corrupt_tablebase",
-                "foreign_tablebase",
-                "foreign_tablebase"
-            ]
-        );
         for e in &errors {
             let s = e.to_string();
             assert!(s.starts_with("tb/weiming/all.qtb: "), "{s}");
