@@ -7,12 +7,11 @@ use std::sync::{Mutex, OnceLock};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
+use crate::errors::{held, released, Res};
+use crate::value::{GameEnd, Value};
 use qibase::{
     with_game, AnyGame, Game as RsGame, Notation, ParseError, Rules, Side, TierKey, Tiers,
 };
-
-use crate::errors::*;
-use crate::value::*;
 
 /// Every game made once per variant string and kept for the process's
 /// lifetime (a game is a few kilobytes of tables), so tablebases can

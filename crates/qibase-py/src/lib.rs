@@ -17,12 +17,11 @@ mod solve;
 mod tablebase;
 mod value;
 
+use errors::{held, released, Res};
+use game::Game;
 use pyo3::prelude::*;
-
-use errors::*;
-use game::*;
-use tablebase::*;
-use value::*;
+use tablebase::Tablebase;
+use value::{GameEnd, MoveValue, TierInfo, Value};
 
 /// Raises a Rust panic inside the library's boundary, for the tests of
 /// panic handling (it must come out as `qibase.InternalError`).

@@ -12,15 +12,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 use rayon::prelude::*;
 
+use crate::errors::{exception, held, released, Failure, Res};
+use crate::game::{game_arg, parse};
+use crate::value::{move_value, wdl_int, MoveValue, TierInfo, Value};
 use qibase::analysis::{analyse, principal_variation};
 use qibase::{
     with_tb, AnyGame, AnyTablebase, Difficulty, Game as RsGame, Notation, ParseError, Rng, TierKey,
     Tiers, Value as RsValue,
 };
-
-use crate::errors::*;
-use crate::game::*;
-use crate::value::*;
 
 /// A tier key argument: the key (int) or the tier's name (str).
 pub(crate) fn tier_key<G: RsGame>(g: &G, key: &TierKeyArg) -> PyResult<TierKey> {

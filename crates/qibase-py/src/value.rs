@@ -3,10 +3,9 @@
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 
+use crate::errors::exception;
 use qibase::analysis::MoveInfo;
 use qibase::{Game as RsGame, TierKey, Value as RsValue};
-
-use crate::errors::*;
 
 /// An exact value for the side to move: `wdl` is 1 (win), 0 (draw) or -1
 /// (loss); `remoteness` the plies to the end with perfect play, `None` for
