@@ -207,8 +207,11 @@ pub struct ErrorJson {
 }
 
 /// Error codes: of bad input, of the server, and of the tablebase (those
-/// come from [`qibase::tablebase::TbError::code`], one per variant).
+/// follow the kinds of [`qibase::tablebase::TbError`], one per kind).
 pub mod code {
+    use qibase::analysis::LookupError;
+    use qibase::tablebase::TbError;
+
     pub const BAD_POSITION: &str = "bad_position";
     pub const BAD_MOVE: &str = "bad_move";
     pub const BAD_DIFFICULTY: &str = "bad_difficulty";
@@ -220,16 +223,35 @@ pub mod code {
     pub const TIMEOUT: &str = "timeout";
     pub const TOO_LARGE: &str = "too_large";
     pub const INTERNAL: &str = "internal";
-    /// A tier is not solved ([`qibase::tablebase::TbError::NotSolved`]).
-    pub const NOT_SOLVED: &str = qibase::tablebase::TbError::NOT_SOLVED;
-    /// A damaged tier file ([`qibase::tablebase::TbError::Corrupt`]).
-    pub const CORRUPT_TABLEBASE: &str = qibase::tablebase::TbError::CORRUPT;
+    /// A tier is not solved ([`TbError::NotSolved`], or a tier outside
+    /// a subset solved in memory).
+    pub const NOT_SOLVED: &str = "not_solved";
+    /// A damaged tier file ([`TbError::Corrupt`]).
+    pub const CORRUPT_TABLEBASE: &str = "corrupt_tablebase";
     /// A tier file of another game, rules or format version
-    /// ([`qibase::tablebase::TbError::Foreign`], `Version`).
-    pub const FOREIGN_TABLEBASE: &str = qibase::tablebase::TbError::FOREIGN;
-    /// The operating system failed to read a tier file
-    /// ([`qibase::tablebase::TbError::Io`]).
-    pub const IO_ERROR: &str = qibase::tablebase::TbError::IO_ERROR;
+    /// ([`TbError::Foreign`], [`TbError::Version`]).
+    pub const FOREIGN_TABLEBASE: &str = "foreign_tablebase";
+    /// The operating system failed to read a tier file ([`TbError::Io`]).
+    pub const IO_ERROR: &str = "io_error";
+
+    /// The code of a tablebase error: one per kind.
+    pub fn of_tablebase(e: &TbError) -> &'static str {
+        match e {
+            TbError::NotSolved { .. } => NOT_SOLVED,
+            TbError::Io { .. } => IO_ERROR,
+            TbError::Corrupt { .. } => CORRUPT_TABLEBASE,
+            TbError::Foreign { .. } | TbError::Version { .. } => FOREIGN_TABLEBASE,
+        }
+    }
+
+    /// The code of a failed lookup.
+    pub fn of_lookup(e: &LookupError) -> &'static str {
+        match e {
+            LookupError::Tablebase(e) => of_tablebase(e),
+            LookupError::OutsideSubset { .. } => NOT_SOLVED,
+            LookupError::Other(_) => INTERNAL,
+        }
+    }
 }
 
 /// An error with its code (see [`code`]).
@@ -273,9 +295,11 @@ impl From<ApiError> for String {
     }
 }
 
+/// A failed lookup: its code, and its line as the command line says it
+/// (with the command that solves a missing tier).
 impl From<LookupError> for ApiError {
     fn from(e: LookupError) -> Self {
-        ApiError::new(e.code(), e.to_string())
+        ApiError::new(code::of_lookup(&e), crate::hint::lookup_hint(&e))
     }
 }
 

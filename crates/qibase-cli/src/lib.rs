@@ -6,9 +6,11 @@
 //! * [`api`] — the one JSON vocabulary of every JSON answer (CLI, engine, HTTP);
 //! * [`server`] — `qibase serve`: the HTTP API and the web page;
 //! * [`report`] — the research report of a solved game (markdown and SVG);
-//! * [`cli`] — the `qibase` commands.
+//! * [`cli`] — the `qibase` commands;
+//! * [`hint`] — the words for the library's errors, with the way out.
 
 pub mod api;
 pub mod cli;
+pub mod hint;
 pub mod report;
 pub mod server;

@@ -253,12 +253,11 @@ fn elo(results: &[[Wdl3; 4]; 4]) -> [f64; 4] {
 /// One game's section of the report.
 fn measure<G: Game>(g: &G, a: &LevelsArgs, out: &mut String) -> CliResult {
     let t0 = Instant::now();
-    let (oracle, from) = open_oracle(g, &a.dir).map_err(CliError::failure)?;
+    let (oracle, from) = open_oracle(g, &a.dir)?;
     let oracle = oracle.as_ref();
     let start = g.start();
     let mut rng = Rng::new(a.seed);
-    let openings =
-        sample_openings(g, oracle, start, a.openings, &mut rng).map_err(CliError::failure)?;
+    let openings = sample_openings(g, oracle, start, a.openings, &mut rng)?;
     let levels = players(&a.policies)?;
     // (first level, second level, opening: None = the start, game seed)
     let mut jobs = Vec::new();
@@ -290,7 +289,7 @@ fn measure<G: Game>(g: &G, a: &LevelsArgs, out: &mut String) -> CliResult {
             play(g, oracle, p, levels[x], levels[y], seed, a.max_plies)
         })
         .collect();
-    let played = played.map_err(CliError::failure)?;
+    let played = played?;
     let mut results = [[[0u32; 3]; 4]; 4];
     let mut capped = 0;
     let mut plies = 0;

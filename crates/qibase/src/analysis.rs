@@ -5,7 +5,7 @@
 //!
 //! Values come from an [`Oracle`]: the one small adapter through which the
 //! rest of this module (and [`crate::ai`]) touches solved data. There is one
-//! oracle over tablebase files ([`TablebaseOracle`]) and one over tiers
+//! oracle over tablebase files ([`Tablebase`] itself) and one over tiers
 //! solved in memory ([`MemoryOracle`]); [`open_oracle`] picks one. Lookup
 //! failures are typed ([`LookupError`]) so that only a *missing* table may
 //! fall back to a solve in memory: a damaged table, or one made under other
@@ -27,27 +27,21 @@ pub enum LookupError {
     /// or rules version, a damaged file, an I/O failure (always with the file).
     Tablebase(TbError),
     /// A tier outside the subset that was solved in memory.
-    OutsideSubset(String),
+    OutsideSubset {
+        /// The tier's name.
+        tier: String,
+    },
     /// Anything else (e.g. an oracle of the report generator).
     Other(String),
 }
 
 impl LookupError {
-    /// Stable machine-readable name, as in the JSON error `code`.
-    pub fn code(&self) -> &'static str {
-        match self {
-            LookupError::Tablebase(e) => e.code(),
-            LookupError::OutsideSubset(_) => TbError::NOT_SOLVED,
-            LookupError::Other(_) => "internal",
-        }
-    }
-
     /// The value is missing because a tier is not solved (as opposed to a
     /// damaged or foreign file, or an I/O failure).
     pub fn is_not_solved(&self) -> bool {
         match self {
             LookupError::Tablebase(e) => e.is_not_solved(),
-            LookupError::OutsideSubset(_) => true,
+            LookupError::OutsideSubset { .. } => true,
             LookupError::Other(_) => false,
         }
     }
@@ -57,7 +51,10 @@ impl fmt::Display for LookupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LookupError::Tablebase(e) => e.fmt(f),
-            LookupError::OutsideSubset(s) | LookupError::Other(s) => f.write_str(s),
+            LookupError::OutsideSubset { tier } => {
+                write!(f, "tier {tier} is outside the solved subset")
+            }
+            LookupError::Other(s) => f.write_str(s),
         }
     }
 }
@@ -67,18 +64,6 @@ impl std::error::Error for LookupError {}
 impl From<TbError> for LookupError {
     fn from(e: TbError) -> Self {
         LookupError::Tablebase(e)
-    }
-}
-
-impl From<String> for LookupError {
-    fn from(s: String) -> Self {
-        LookupError::Other(s)
-    }
-}
-
-impl From<LookupError> for String {
-    fn from(e: LookupError) -> Self {
-        e.to_string()
     }
 }
 
@@ -94,23 +79,10 @@ pub trait Oracle<G: Game> {
     fn value(&self, p: &G::Pos) -> Result<Value, LookupError>;
 }
 
-/// Values read from tablebase files (`qibase solve`).
-pub struct TablebaseOracle<'g, G: Game> {
-    tb: Tablebase<'g, G>,
-}
-
-impl<'g, G: Game> TablebaseOracle<'g, G> {
-    /// Open the tablebase of `game` under `dir`; nothing is read yet.
-    pub fn open(game: &'g G, dir: &Path) -> Self {
-        TablebaseOracle {
-            tb: Tablebase::open(game, dir),
-        }
-    }
-}
-
-impl<G: Game> Oracle<G> for TablebaseOracle<'_, G> {
+/// Values read from tablebase files.
+impl<G: Game> Oracle<G> for Tablebase<'_, G> {
     fn value(&self, p: &G::Pos) -> Result<Value, LookupError> {
-        Ok(self.tb.probe(p)?)
+        Ok(self.probe(p)?)
     }
 }
 
@@ -139,12 +111,12 @@ impl<'g, G: Game> MemoryOracle<'g, G> {
 impl<G: Game> Oracle<G> for MemoryOracle<'_, G> {
     fn value(&self, p: &G::Pos) -> Result<Value, LookupError> {
         let t = self.game.tier_of(p);
-        let table = self.tiers.get(&t).ok_or_else(|| {
-            LookupError::OutsideSubset(format!(
-                "tier {} is outside the solved subset",
-                self.game.tier_name(t)
-            ))
-        })?;
+        let table = self
+            .tiers
+            .get(&t)
+            .ok_or_else(|| LookupError::OutsideSubset {
+                tier: self.game.tier_name(t),
+            })?;
         let i = self.game.rank(t, p) as usize;
         table
             .get(i)
@@ -176,19 +148,19 @@ pub type SharedOracle<'g, G> = Box<dyn Oracle<G> + Send + Sync + 'g>;
 ///
 /// * If any tier file of the game is in `dir`, the tablebase (a partial one,
 ///   made with `--max-pieces`, answers every position of its solved tiers;
-///   others get a per-lookup "not solved" error naming the solve command).
+///   others get a per-lookup "not solved" error naming the subset that makes it).
 /// * A tier file that is damaged or made under other rules is an error
 ///   (with its path), never a reason to fall back.
 /// * Only when no tier file is there at all: for a small game (at most
 ///   [`ON_THE_FLY_LIMIT`] positions, e.g. weiming) a solve in memory; else
-///   the "not solved" error, which names the command that makes the table.
+///   the "not solved" error, which says what makes the table.
 ///
 /// # Errors
 ///
 /// [`LookupError::Tablebase`] for a tier file in `dir` that is damaged,
 /// made under other rules or unreadable, and for a game with no tier file
-/// that is too large to solve in memory (not solved, with the command
-/// that solves it); [`LookupError::Other`] for a game without tiers.
+/// that is too large to solve in memory (not solved, with the subset
+/// that makes it); [`LookupError::Other`] for a game without tiers.
 pub fn open_oracle<'g, G: Game>(
     g: &'g G,
     dir: &Path,
@@ -214,7 +186,7 @@ pub fn open_oracle<'g, G: Game>(
                 tiers.len()
             )
         };
-        return Ok((Box::new(TablebaseOracle { tb }), from));
+        return Ok((Box::new(tb), from));
     }
     if total_slots(g) <= ON_THE_FLY_LIMIT {
         let t0 = std::time::Instant::now();
@@ -227,7 +199,7 @@ pub fn open_oracle<'g, G: Game>(
         return Ok((Box::new(m), from));
     }
     // `tiers` ends with the full game's top tier: its error names the
-    // command that solves the whole game.
+    // whole game as what makes it.
     Err(match missing {
         Some(e) => e.into(),
         None => LookupError::Other(format!("{} has no tiers", g.id())),

@@ -751,18 +751,79 @@ pub fn check_values<G: Game>(
     Ok(checked)
 }
 
+/// What is wrong with a move's [`MovePoints`](crate::game::MovePoints).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PointsFault {
+    /// The move names no `from` or no `to`.
+    NoFromOrTo,
+    /// `from` holds no piece before the move, or is not empty after it.
+    FromNotLeaving {
+        /// The point.
+        from: usize,
+    },
+    /// `to` does not hold the moved piece after the move.
+    ToNotReceiving {
+        /// The point.
+        to: usize,
+    },
+    /// A point named captured held no enemy piece, or is not empty after.
+    NotCaptured {
+        /// The point.
+        point: usize,
+    },
+    /// A point changes but is not named.
+    Unnamed {
+        /// The point.
+        point: usize,
+    },
+}
+
+/// A move whose points disagree with what applying it does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MovePointsError {
+    /// The position, in the game's notation.
+    pub pos: String,
+    /// The move, in the game's notation.
+    pub mv: String,
+    /// What is wrong.
+    pub fault: PointsFault,
+}
+
+impl fmt::Display for MovePointsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} in {}: ", self.mv, self.pos)?;
+        match self.fault {
+            PointsFault::NoFromOrTo => f.write_str("a move without from or to"),
+            PointsFault::FromNotLeaving { from } => {
+                write!(f, "from {from} is not a piece that leaves")
+            }
+            PointsFault::ToNotReceiving { to } => {
+                write!(f, "to {to} does not receive the piece")
+            }
+            PointsFault::NotCaptured { point } => {
+                write!(f, "{point} is no captured enemy piece")
+            }
+            PointsFault::Unnamed { point } => {
+                write!(f, "point {point} changes but is not named")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MovePointsError {}
+
 /// Check [`Notation::move_points`](crate::game::Notation::move_points)
 /// against [`Rules::apply`](crate::game::Rules::apply) for every legal move
 /// of `p`: the points that change between the boards before and after the
 /// move are exactly `from` (left empty), `to` (now holding the piece that
 /// stood on `from`) and the captured points (an enemy piece before, empty
 /// after unless it is `to`). Returns the number of moves checked and how
-/// many of them captured; the error names the move and what is wrong.
+/// many of them captured.
 ///
 /// # Errors
 ///
-/// A message naming the position, the move and the mismatch.
-pub fn check_move_points<G: Game>(g: &G, p: &G::Pos) -> Result<(usize, usize), String> {
+/// A [`MovePointsError`] naming the position, the move and the mismatch.
+pub fn check_move_points<G: Game>(g: &G, p: &G::Pos) -> Result<(usize, usize), MovePointsError> {
     let mut moves = Vec::new();
     if g.rule_end(p).is_none() {
         g.moves(p, &mut moves);
@@ -772,25 +833,29 @@ pub fn check_move_points<G: Game>(g: &G, p: &G::Pos) -> Result<(usize, usize), S
     for m in &moves {
         let after = g.occupancy(&g.apply(p, m));
         let mp = g.move_points(p, m);
-        let what = || format!("{} in {}", g.format_move(m), g.format_pos(p));
+        let fail = |fault| MovePointsError {
+            pos: g.format_pos(p),
+            mv: g.format_move(m),
+            fault,
+        };
         let (Some(f), Some(t)) = (mp.from, mp.to) else {
-            return Err(format!("{}: a move without from or to", what()));
+            return Err(fail(PointsFault::NoFromOrTo));
         };
         let piece = before[f];
         if piece == '.' || after[f] != '.' {
-            return Err(format!("{}: from {f} is not a piece that leaves", what()));
+            return Err(fail(PointsFault::FromNotLeaving { from: f }));
         }
         if after[t] != piece || (before[t] != '.' && !mp.captured.contains(&t)) {
-            return Err(format!("{}: to {t} does not receive the piece", what()));
+            return Err(fail(PointsFault::ToNotReceiving { to: t }));
         }
         for &c in &mp.captured {
             if before[c] == '.' || before[c] == piece || (c != t && after[c] != '.') {
-                return Err(format!("{}: {c} is no captured enemy piece", what()));
+                return Err(fail(PointsFault::NotCaptured { point: c }));
             }
         }
         for i in 0..before.len() {
             if i != f && i != t && !mp.captured.contains(&i) && before[i] != after[i] {
-                return Err(format!("{}: point {i} changes but is not named", what()));
+                return Err(fail(PointsFault::Unnamed { point: i }));
             }
         }
         if !mp.captured.is_empty() {
@@ -812,7 +877,7 @@ pub fn check_move_points_in_play<G: Game>(
     games: usize,
     plies: usize,
     seed: u64,
-) -> Result<(usize, usize), String> {
+) -> Result<(usize, usize), MovePointsError> {
     let mut rng = Rng::new(seed);
     let (mut n, mut caps) = (0, 0);
     let mut moves = Vec::new();

@@ -92,7 +92,9 @@ use sys::{hugemem, prefetch};
 pub use ai::Difficulty;
 pub use analysis::Oracle;
 pub use game::{EndReason, Game, GameEnd, Notation, ParseError, Rules, Side, TierKey, Tiers};
-pub use games::{AnyGame, CannonChess, Cannons, SpecError, VariantSizes, Weiming, GAME_IDS};
+pub use games::{
+    AnyGame, AnyTablebase, CannonChess, Cannons, SpecError, VariantSizes, Weiming, GAME_IDS,
+};
 pub use perft::perft;
 pub use rng::Rng;
 pub use solver::{solve_game, solve_in_memory, SolveError, SolveObserver, SolveOptions};

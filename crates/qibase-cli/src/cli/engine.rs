@@ -52,10 +52,9 @@ pub fn bestmove(a: &BestmoveArgs) -> CliResult {
     let level = api::parse_difficulty(&a.difficulty).map_err(CliError::input)?;
     with_game!(any, |g| {
         let p = api::parse_position(g, &a.position).map_err(CliError::input)?;
-        let (oracle, _) = open_oracle(g, &a.dir).map_err(CliError::failure)?;
+        let (oracle, _) = open_oracle(g, &a.dir)?;
         let mut rng = Rng::new(a.seed.unwrap_or_else(Rng::clock_seed));
-        let j = api::bestmove(g, oracle.as_ref(), &p, level, a.seed, &mut rng)
-            .map_err(CliError::failure)?;
+        let j = api::bestmove(g, oracle.as_ref(), &p, level, a.seed, &mut rng)?;
         if a.json {
             println!("{}", api::to_line(&j));
         } else {

@@ -73,13 +73,17 @@ impl From<qibase::ai::UnknownDifficulty> for CliError {
 impl From<qibase::solver::SolveError> for CliError {
     fn from(e: qibase::solver::SolveError) -> Self {
         match e {
+            // The library names no flag: the way to resume is the CLI's.
+            qibase::solver::SolveError::CheckpointLeft { tier, dir } => CliError::input(format!(
+                "{}: an interrupted out-of-core solve left a checkpoint of tier {tier} there; resume it with the same --memory, or remove the directory to solve without a budget",
+                dir.display()
+            )),
             qibase::solver::SolveError::Limit(e) => CliError::input(e.to_string()),
             qibase::solver::SolveError::Tablebase(e) => e.into(),
             e @ qibase::solver::SolveError::Stopped { .. } => CliError::failure(e.to_string()),
             e @ (qibase::solver::SolveError::RanksDisagree { .. }
             | qibase::solver::SolveError::MemoryTooSmall { .. }
-            | qibase::solver::SolveError::MemoryWithRanks { .. }
-            | qibase::solver::SolveError::CheckpointLeft { .. }) => CliError::input(e.to_string()),
+            | qibase::solver::SolveError::MemoryWithRanks { .. }) => CliError::input(e.to_string()),
         }
     }
 }
@@ -90,14 +94,15 @@ impl From<qibase::tablebase::TbError> for CliError {
     /// solves it), an I/O failure, a damaged file, a file of another game,
     /// rules or format version.
     fn from(e: qibase::tablebase::TbError) -> Self {
-        use qibase::tablebase::TbError;
-        match e {
-            TbError::NotSolved { .. }
-            | TbError::Io { .. }
-            | TbError::Corrupt { .. }
-            | TbError::Foreign { .. }
-            | TbError::Version { .. } => CliError::failure(e.to_string()),
-        }
+        CliError::failure(crate::hint::hint(&e))
+    }
+}
+
+/// A failed lookup is a failure while working (exit 1), said as
+/// [`crate::hint::lookup_hint`] says it.
+impl From<qibase::analysis::LookupError> for CliError {
+    fn from(e: qibase::analysis::LookupError) -> Self {
+        CliError::failure(crate::hint::lookup_hint(&e))
     }
 }
 

@@ -79,7 +79,7 @@ pub fn run(a: &PackArgs, dir: Direction) -> CliResult {
             Direction::Pack => compact::pack(g, &a.dir, &a.out, &mut line),
             Direction::Unpack => compact::unpack(g, &a.dir, &a.out, &mut line),
         }
-        .map_err(|e| CliError::failure(e.to_string()))?;
+        .map_err(CliError::from)?;
         bar.finish_and_clear();
         let used: u64 = report.iter().map(|r| r.used).sum();
         let fast: u64 = report.iter().map(|r| r.fast_bytes).sum();

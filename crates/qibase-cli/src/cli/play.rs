@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 
 use super::{game_by_id, CliError, CliResult};
+use crate::hint::lookup_hint;
 use qibase::ai::{choose, Difficulty, Rng};
 use qibase::analysis::{analyse, open_oracle, position_value, Oracle};
 use qibase::game::{Game, Notation, Rules, Side};
@@ -197,7 +198,7 @@ impl<'g, G: Game> Session<'g, G> {
     }
 
     fn hint(&self) -> Result<(), String> {
-        let a = analyse(self.g, self.oracle, &self.pos)?;
+        let a = analyse(self.g, self.oracle, &self.pos).map_err(|e| lookup_hint(&e))?;
         let mut s = format!("position value (for you): {}\n", a.value);
         if let Some(b) = a.best() {
             s.push_str(&format!("best move: {} ({})\n", b.text, b.value));
@@ -230,7 +231,8 @@ impl<'g, G: Game> Session<'g, G> {
     }
 
     fn program_move(&mut self) -> Result<(), String> {
-        let (a, pick) = choose(self.g, self.oracle, &self.pos, self.level, &mut self.rng)?;
+        let (a, pick) = choose(self.g, self.oracle, &self.pos, self.level, &mut self.rng)
+            .map_err(|e| lookup_hint(&e))?;
         let Some(i) = pick else { return Ok(()) };
         let m = &a.moves[i];
         say(&format!(
@@ -436,9 +438,9 @@ pub fn run(a: &PlayArgs) -> CliResult {
             Some(s) => g.parse_pos(s).map_err(CliError::from)?,
             None => g.start(),
         };
-        let (oracle, source) = open_oracle(g, &a.dir).map_err(CliError::failure)?;
+        let (oracle, source) = open_oracle(g, &a.dir)?;
         // A partial tablebase may not cover the chosen start: say so now.
-        position_value(g, oracle.as_ref(), &initial).map_err(CliError::failure)?;
+        position_value(g, oracle.as_ref(), &initial)?;
         let human = match a.side {
             SideArg::First => Side::First,
             SideArg::Second => Side::Second,

@@ -71,6 +71,6 @@ impl SolveObserver for SolveBars {
     }
 
     fn resolving(&self, name: &str, why: &TbError) {
-        eprintln!("re-solving tier {name}: {why}");
+        eprintln!("re-solving tier {name}: {}", crate::hint::hint(why));
     }
 }

@@ -8,9 +8,9 @@ use clap::Args;
 
 use super::{game_by_id, CliError, CliResult};
 use crate::api;
-use qibase::analysis::TablebaseOracle;
 use qibase::game::Rules;
 use qibase::puzzles::{select, PuzzleError, PuzzleOptions, PuzzleSet};
+use qibase::tablebase::Tablebase;
 use qibase::with_game;
 
 #[derive(Args, Debug)]
@@ -39,6 +39,7 @@ pub struct PuzzlesArgs {
 fn puzzle_error(e: PuzzleError) -> CliError {
     match e {
         PuzzleError::Options(s) => CliError::input(s),
+        PuzzleError::Lookup(e) => e.into(),
         e => CliError::failure(e.to_string()),
     }
 }
@@ -53,7 +54,7 @@ pub fn run(a: &PuzzlesArgs) -> CliResult {
             Some(s) => api::parse_position(g, s).map_err(CliError::input)?,
             None => g.start(),
         };
-        let oracle = TablebaseOracle::open(g, &a.dir);
+        let oracle = Tablebase::open(g, &a.dir);
         let opts = PuzzleOptions::new(a.count, a.seed, vec![start]);
         select(g, &oracle, &opts).map_err(puzzle_error)?
     });

@@ -8,9 +8,10 @@ use clap::Args;
 
 use super::{game_by_id, CliError, CliResult};
 use crate::api::{self, ErrorJson};
-use qibase::analysis::{analyse, principal_variation, Oracle, TablebaseOracle};
+use qibase::analysis::{analyse, principal_variation, Oracle};
 use qibase::game::{Game, Notation, Rules};
 use qibase::tablebase::BlockCache;
+use qibase::tablebase::Tablebase;
 use qibase::value::Value;
 use qibase::with_game;
 
@@ -43,18 +44,18 @@ pub fn run(a: &QueryArgs) -> CliResult {
         BlockCache::configure(ONE_QUERY_CACHE);
     }
     with_game!(any, |g| {
-        let tb = TablebaseOracle::open(g, &a.dir);
+        let tb = Tablebase::open(g, &a.dir);
         if a.position == "-" {
             return stdin_lines(g, &tb);
         }
         let p = api::parse_position(g, &a.position).map_err(CliError::input)?;
         if a.json {
-            let j = api::query(g, &tb, &p, true).map_err(CliError::failure)?;
+            let j = api::query(g, &tb, &p, true)?;
             println!("{}", api::to_line(&j));
             return Ok(());
         }
-        let ans = analyse(g, &tb, &p).map_err(CliError::failure)?;
-        let pv = principal_variation(g, &tb, &p).map_err(CliError::failure)?;
+        let ans = analyse(g, &tb, &p)?;
+        let pv = principal_variation(g, &tb, &p)?;
         let mut out = String::new();
         out += &format!("position: {}\n", g.format_pos(&p));
         out += &format!("value:    {}\n", ans.value);

@@ -139,7 +139,7 @@ pub fn run(a: &SolveArgs) -> CliResult {
                     | SolveError::MemoryTooSmall { .. }
                     | SolveError::MemoryWithRanks { .. }
             );
-            ranks.fail(solve_error(e), collective)
+            ranks.fail(e.into(), collective)
         })?;
         if lead {
             print_table(id, &reports);
@@ -172,18 +172,6 @@ pub fn run(a: &SolveArgs) -> CliResult {
         );
     }
     Ok(())
-}
-
-/// A solve's error as the command line says it: with the flag that
-/// resumes a checkpoint left by an out-of-core solve.
-fn solve_error(e: SolveError) -> CliError {
-    match e {
-        SolveError::CheckpointLeft { tier, dir } => CliError::input(format!(
-            "{}: an interrupted out-of-core solve left a checkpoint of tier {tier} there; resume it with the same --memory, or remove the directory to solve without a budget",
-            dir.display()
-        )),
-        e => e.into(),
-    }
 }
 
 /// The solver's worker threads (`None`: one per core).

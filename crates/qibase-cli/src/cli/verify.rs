@@ -9,6 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
+use crate::hint::{hint, solve_command};
 use qibase::game::{Game, Notation, TierKey, Tiers};
 use qibase::solver::{verify_game, CheckReport, TierCheck, VerifyObserver};
 use qibase::tablebase::{game_dir, TierStore};
@@ -83,15 +84,10 @@ pub fn present_tiers<G: Game>(g: &G, dir: &std::path::Path) -> Result<Vec<TierKe
         .collect();
     if tiers.is_empty() {
         return Err(CliError::failure(format!(
-            "no tier files of {} in {} (`qibase solve {}{}` makes them)",
+            "no tier files of {} in {} (`{}` makes them)",
             g.id(),
             game_dir(dir, g.id()).display(),
-            g.id(),
-            if dir == std::path::Path::new("tablebases") {
-                String::new()
-            } else {
-                format!(" --dir {}", dir.display())
-            }
+            solve_command(g.id(), None, dir)
         )));
     }
     Ok(tiers)
@@ -144,9 +140,12 @@ impl<G: Game> VerifyObserver for Printer<'_, G> {
         self.bar.lock().unwrap().finish_and_clear();
         match check {
             TierCheck::Checked(report) => print_check(self.g, t, name, report),
-            TierCheck::Unreadable(e) => println!("{name:>8}  BAD  {e}"),
+            TierCheck::Unreadable(e) => println!("{name:>8}  BAD  {}", hint(e)),
             TierCheck::LowerUnreadable(e) => {
-                println!("{name:>8}  SKIP cannot check against a lower tier: {e}")
+                println!(
+                    "{name:>8}  SKIP cannot check against a lower tier: {}",
+                    hint(e)
+                )
             }
         }
     }
@@ -305,7 +304,7 @@ pub fn info(a: &InfoArgs) -> CliResult {
                     }
                 }
                 Err(e) => {
-                    println!("{name:>8}  BAD  {e}");
+                    println!("{name:>8}  BAD  {}", hint(&e));
                     bad += 1;
                 }
             }

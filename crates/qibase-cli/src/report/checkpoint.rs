@@ -82,7 +82,7 @@ impl Checkpoint {
         let store = TierStore::new(g, tables);
         let mut id = Vec::new();
         for t in g.tiers(None) {
-            let file = store.open(t).map_err(|e| e.to_string())?;
+            let file = store.open(t).map_err(|e| crate::hint::hint(&e))?;
             id.push((file.meta().clone(), file.file_len()));
         }
         Ok(Checkpoint {

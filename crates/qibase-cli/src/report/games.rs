@@ -17,47 +17,20 @@ use std::fmt::Write as _;
 
 use super::markdown::{int, verdict};
 use super::{Probe, ReportOptions};
-use qibase::game::{Game, Notation, Rules, Side, Tiers};
-use qibase::games::cannon_chess::{CannonChess, CcPos};
+use qibase::game::{Notation, Rules, Side, Tiers};
+use qibase::games::cannon_chess::CannonChess;
 use qibase::games::cannons::{Cannons, CannonsPos};
-use qibase::games::weiming::{Weiming, WeimingPos};
+use qibase::games::weiming::Weiming;
+use qibase::games::Describe;
 use qibase::tablebase::TierStore;
 use qibase::value::Value;
 
-/// The report's view of a game.
-pub trait ReportGame: Game {
-    /// How many distinct positions share one slot and are told apart by
-    /// [`with_variant`](Self::with_variant) (cannon chess: 2, the colour to move).
-    fn variants(&self) -> u32 {
-        1
-    }
-    /// Variant `v` of the position `unrank` returned.
-    fn with_variant(&self, p: &Self::Pos, _v: u32) -> Self::Pos {
-        *p
-    }
-    /// The variant of any position.
-    fn variant(&self, _p: &Self::Pos) -> u32 {
-        0
-    }
-    /// The variant of every child of a position of variant `v` (one move
-    /// later). Default: the only variant.
-    fn child_variant(&self, _v: u32) -> u32 {
-        0
-    }
+/// The report's view of a game: its words on top of the game's rules
+/// facts ([`Describe`]).
+pub trait ReportGame: Describe {
     /// What is counted, for the report's notes.
     fn counting_note(&self) -> String;
 
-    /// The same placement with the other side to move (the lock flag kept).
-    fn side_swapped(&self, p: &Self::Pos) -> Self::Pos;
-    /// Weiming: the same position with the lock flag set, if `p` has it clear.
-    fn locked_twin(&self, _p: &Self::Pos) -> Option<Self::Pos> {
-        None
-    }
-
-    /// Heat map layers: names of the piece kinds shown.
-    fn heat_kinds(&self) -> Vec<&'static str>;
-    /// Bitboards (bit = point in `point_names` order) of each kind in `p`.
-    fn heat_bits(&self, p: &Self::Pos) -> [u64; 3];
     /// The two classes compared by the heat map.
     /// Default: won vs lost for the side to move.
     fn heat_classes(&self) -> [&'static str; 2] {
@@ -72,19 +45,13 @@ pub trait ReportGame: Game {
         }
     }
     /// Point counts summed over representatives only, spread over each
-    /// orbit (identity without symmetry reduction).
+    /// orbit of the board's symmetries (identity without them).
     fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
-        counts.to_vec()
-    }
-
-    /// The rules in brief and the interpretations taken (markdown), for
-    /// the family's presets; a variant's parameters are listed after them.
-    fn rules_brief(&self) -> &'static str;
-
-    /// The family's variant parameters (for the report's list of what a
-    /// variant changes). Default: none.
-    fn param_docs(&self) -> &'static [qibase::games::variant::ParamDoc] {
-        &[]
+        let maps = self.point_maps();
+        if maps.is_empty() {
+            return counts.to_vec();
+        }
+        symmetrize_by(&maps, counts)
     }
 
     /// Game-specific sections (markdown), e.g. other setups or boards.
@@ -110,47 +77,9 @@ impl ReportGame for Weiming {
          no symmetry is used, so counts are exact position counts."
             .into()
     }
-    fn side_swapped(&self, p: &WeimingPos) -> WeimingPos {
-        WeimingPos {
-            side: p.side.other(),
-            ..*p
-        }
-    }
-    fn locked_twin(&self, p: &WeimingPos) -> Option<WeimingPos> {
-        (!p.locked).then_some(WeimingPos { locked: true, ..*p })
-    }
-    fn heat_kinds(&self) -> Vec<&'static str> {
-        vec!["side to move's pieces", "opponent's pieces", "shared piece"]
-    }
-    fn heat_bits(&self, p: &WeimingPos) -> [u64; 3] {
-        let (me, opp) = match p.side {
-            Side::First => (p.x, p.o),
-            Side::Second => (p.o, p.x),
-        };
-        [me as u64, opp as u64, 1 << p.s]
-    }
-    fn rules_brief(&self) -> &'static str {
-        WEIMING_RULES
-    }
 }
 
 impl ReportGame for CannonChess {
-    fn variants(&self) -> u32 {
-        2
-    }
-    fn with_variant(&self, p: &CcPos, v: u32) -> CcPos {
-        CcPos {
-            x_to_move: v == 0,
-            ..*p
-        }
-    }
-    fn variant(&self, p: &CcPos) -> u32 {
-        u32::from(!p.x_to_move)
-    }
-    fn child_variant(&self, v: u32) -> u32 {
-        // Every move passes the turn to the other colour.
-        1 - v
-    }
     fn counting_note(&self) -> String {
         let mut s = String::from(
             "A tablebase slot is a placement of the pieces of the side to move and of the other side, \
@@ -169,29 +98,6 @@ impl ReportGame for CannonChess {
             ));
         }
         s
-    }
-    fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
-        symmetrize_by(&self.board_symmetry().point_maps(), counts)
-    }
-    fn side_swapped(&self, p: &CcPos) -> CcPos {
-        // Same board, other colour to move: the mover's and the other set swap.
-        CcPos {
-            me: p.opp,
-            opp: p.me,
-            x_to_move: !p.x_to_move,
-        }
-    }
-    fn heat_kinds(&self) -> Vec<&'static str> {
-        vec!["side to move's pieces", "opponent's pieces"]
-    }
-    fn heat_bits(&self, p: &CcPos) -> [u64; 3] {
-        [p.me, p.opp, 0]
-    }
-    fn rules_brief(&self) -> &'static str {
-        CANNON_CHESS_RULES
-    }
-    fn param_docs(&self) -> &'static [qibase::games::variant::ParamDoc] {
-        qibase::games::cannon_chess::PARAMS
     }
     fn extra_sections(&self, probe: &Probe<Self>, opts: &ReportOptions) -> Result<String, String> {
         let dir = opts.compare_dir.as_ref().unwrap_or(&opts.dir);
@@ -283,18 +189,6 @@ impl ReportGame for Cannons {
          from the start."
             .into()
     }
-    fn side_swapped(&self, p: &CannonsPos) -> CannonsPos {
-        CannonsPos {
-            side: p.side.other(),
-            ..*p
-        }
-    }
-    fn heat_kinds(&self) -> Vec<&'static str> {
-        vec!["cannons", "soldiers"]
-    }
-    fn heat_bits(&self, p: &CannonsPos) -> [u64; 3] {
-        [p.cannons, p.soldiers, 0]
-    }
     fn heat_classes(&self) -> [&'static str; 2] {
         ["won for the cannons", "won for the soldiers"]
     }
@@ -305,15 +199,6 @@ impl ReportGame for Cannons {
             (Value::Win(_), true) | (Value::Loss(_), false) => Some(0),
             _ => Some(1),
         }
-    }
-    fn symmetrize(&self, counts: &[f64]) -> Vec<f64> {
-        symmetrize_by(&self.board_symmetry().point_maps(), counts)
-    }
-    fn rules_brief(&self) -> &'static str {
-        CANNONS_RULES
-    }
-    fn param_docs(&self) -> &'static [qibase::games::variant::ParamDoc] {
-        qibase::games::cannons::PARAMS
     }
     fn extra_sections(&self, probe: &Probe<Self>, _opts: &ReportOptions) -> Result<String, String> {
         // The seed's setup question is about the 5 × 5 board with two
@@ -367,54 +252,6 @@ no legal move on their turn loses; there is no repetition rule, so play that can
 under best play is a **draw**. Values are from the side to move: `win N` / `loss N` with N the \
 remoteness in plies (the winner hurries, the loser delays), `loss 0` when the side to move has \
 already lost. The seeds' turn timer and difficulty levels belong to play mode only.";
-
-const WEIMING_RULES: &str = "\
-- Board: 9 points (`tl tm tr` on top, `bl bm br` at the bottom, the shared piece's point `s` at \
-the far left, the crossing `x` of the left diagonals, the midpoint `m` of tm–bm) joined by 13 \
-lines: tl–tm, tm–tr, tr–br, br–bm, bm–bl, tm–m, m–bm, tl–x, x–bm, bl–x, x–tm, s–x, x–m.
-- X (moves first) on tl tm tr, O on bl bm br, the shared piece S on s; x and m empty. Start \
-`XXX/S../OOO X -`.
-- A move takes one of your own pieces or the shared piece one step along a line to an empty \
-adjacent point. No jumps, no captures.
-- Lockout: if the previous move moved S, the side to move may not move it. \
-**Interpretation**: the bar lasts for the opponent's immediate reply only, so one player may \
-move S on several of their own turns in a row.
-- A side with no legal move loses (its pieces stuck and S stuck or locked out).
-- The lock flag is part of the position (`-` free, `!` locked for the side to move).";
-
-const CANNON_CHESS_RULES: &str = "\
-- Board: 4 files × 5 ranks (`cannon-chess`) or the 4 × 4 board of 六子冲 \
-(`cannon-chess-4x4`), orthogonal lines only. X (moves first) on a1 b1 c1 d1 a2 d2, O on the top \
-rank and the two end points of the rank below it.
-- A move takes one piece one step orthogonally to an empty adjacent point.
-- Cannon-shot: after the move, each of the two lines (rank and file) through the destination \
-captures if it holds exactly three pieces, two of the mover's and one enemy, adjacent, with the \
-enemy at one end (`own own enemy`); capture is automatic and both lines can fire. \
-**Interpretation** (\"a *new* formation\"): only the piece that moved can fire; a formation made \
-by a piece leaving a line, or one the enemy walks into, captures nothing. Any fourth piece on \
-the line blocks the shot.
-- Lone piece: a side with one piece left slides it any distance in a straight line through empty \
-points; stopping between two enemy pieces on a line captures both. It has no cannon-shot.
-- End, for the side to move: no pieces → lost; opponent has no pieces → won (only by \
-placement); both sides down to one piece → draw; no legal move → lost.
-- The rules treat X and O alike (nobody has a forward direction), so a position with X to move \
-has the same value as the one with the colours of all pieces exchanged and O to move; the two \
-share one slot of the table.";
-
-const CANNONS_RULES: &str = "\
-- Board: 5 × 5 points, orthogonal lines. two-cannons: 2 cannons `C` and 12 soldiers `S`; \
-three-cannons: 3 cannons and 15 soldiers. The cannons move first.
-- Setup of two-cannons (**Interpretation**; the seed's \"12 soldiers fill the top two rows\" \
-cannot hold on a 5-wide board): soldiers on ranks 4 and 5 and on a3, e3, cannons on b1 and d1 \
-(`SSSSS/SSSSS/S...S/...../.C.C. C`), i.e. three-cannons minus the middle cannon and the middle \
-three soldiers of rank 3. Other setups are compared below.
-- Every piece steps one point orthogonally to an empty adjacent point. A cannon may instead jump \
-over one adjacent empty point onto a soldier directly beyond it and capture it (optional, one \
-capture per move). Soldiers never capture; cannons are never captured.
-- The cannons win as soon as fewer than 4 soldiers remain. A side with no legal move on its \
-turn loses, so the soldiers win by immobilising the cannons on the cannons' turn. \
-**Interpretation**: a stuck side loses only on its own turn (if the cannons are walled in with \
-the soldiers to move, the soldiers must still move).";
 
 /// The common rules paragraph, shown after each game's rules.
 pub fn common_rules() -> &'static str {

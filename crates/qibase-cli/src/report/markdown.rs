@@ -695,7 +695,7 @@ fn heat_map<G: ReportGame>(c: &Ctx<'_, '_, G>, doc: &mut Document) -> Result<(),
     let id = c.id;
     let md = &mut doc.markdown;
     let figures = &mut doc.figures;
-    let kinds = g.heat_kinds();
+    let kinds = g.piece_kinds();
     let classes = g.heat_classes();
     let points = g.point_names().len();
     let mut shares: Vec<Vec<Vec<f64>>> = Vec::new();

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use qibase::analysis::{analyse, principal_variation, Oracle};
+use qibase::analysis::{analyse, principal_variation, LookupError, Oracle};
 use qibase::game::{Game, Rules, TierKey};
 // Tiers of at most this many bytes of values (the solve plan's figure) are
 // loaded whole by `Probe`; larger ones are read a block at a time from
@@ -38,6 +38,7 @@ use qibase::solver::WHOLE_TIER_BYTES;
 use qibase::tablebase::TierStore;
 use qibase::value::{Packed, Value};
 
+use crate::hint::{hint, lookup_hint, solve_command};
 use checkpoint::Checkpoint;
 pub use games::ReportGame;
 
@@ -74,14 +75,13 @@ pub fn check_complete<G: Game>(g: &G, dir: &Path) -> Result<(), String> {
         }
         if !store.has_file(t) {
             return Err(format!(
-                "no complete tablebase of {} in {}: tier {name} is missing (run `qibase solve {} --dir {}`)",
+                "no complete tablebase of {} in {}: tier {name} is missing (run `{}`)",
                 g.id(),
                 dir.display(),
-                g.id(),
-                dir.display()
+                solve_command(g.id(), None, dir)
             ));
         }
-        store.meta(t).map_err(|e| e.to_string())?;
+        store.meta(t).map_err(|e| hint(&e))?;
     }
     Ok(())
 }
@@ -118,31 +118,38 @@ impl<'g, G: Game> Probe<'g, G> {
         }
     }
 
-    /// The stored value of `p` (side to move's view).
+    /// The stored value of `p` (side to move's view), the error in the
+    /// command line's words.
     pub fn value(&self, p: &G::Pos) -> Result<Value, String> {
+        self.lookup(p).map_err(|e| lookup_hint(&e))
+    }
+
+    /// The stored value of `p` (side to move's view).
+    fn lookup(&self, p: &G::Pos) -> Result<Value, LookupError> {
         let g = self.g;
         let t = g.tier_of(p);
         if 2 * g.tier_size(t) > self.whole_tier_bytes {
-            return self.files.probe(p).map_err(|e| e.to_string());
+            return Ok(self.files.probe(p)?);
         }
         let mut cache = self.cache.borrow_mut();
         if let Entry::Vacant(slot) = cache.entry(t) {
-            slot.insert(self.store.load(t).map_err(|e| e.to_string())?);
+            slot.insert(self.store.load(t)?);
         }
         let i = g.rank(t, p) as usize;
         Value::unpack(cache[&t][i]).ok_or_else(|| {
-            format!(
+            LookupError::Other(format!(
                 "tier {} has no value for position {}",
                 g.tier_name(t),
                 g.format_pos(p)
-            )
+            ))
         })
     }
 
     /// Every legal move with its value from the mover's view, best first
     /// (empty when the game is over).
     pub fn move_values(&self, p: &G::Pos) -> Result<Vec<(G::Move, Value)>, String> {
-        Ok(analyse(self.g, self, p)?
+        Ok(analyse(self.g, self, p)
+            .map_err(|e| lookup_hint(&e))?
             .moves
             .into_iter()
             .map(|m| (m.mv, m.value))
@@ -151,15 +158,15 @@ impl<'g, G: Game> Probe<'g, G> {
 
     /// The principal variation of `query`, cut to at most `max_plies`.
     pub fn line(&self, p: &G::Pos, max_plies: usize) -> Result<Line<G>, String> {
-        let mut pv = principal_variation(self.g, self, p)?;
+        let mut pv = principal_variation(self.g, self, p).map_err(|e| lookup_hint(&e))?;
         pv.truncate(max_plies);
         Ok(pv.into_iter().map(|m| (m.mv, m.after)).collect())
     }
 }
 
 impl<G: Game> Oracle<G> for Probe<'_, G> {
-    fn value(&self, p: &G::Pos) -> Result<Value, qibase::analysis::LookupError> {
-        Ok(Probe::value(self, p)?)
+    fn value(&self, p: &G::Pos) -> Result<Value, LookupError> {
+        self.lookup(p)
     }
 }
 

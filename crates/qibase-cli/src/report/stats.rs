@@ -231,7 +231,7 @@ pub fn tier_stats<G: ReportGame>(
     reach: &Reach,
 ) -> TierResult {
     let points = g.point_names().len();
-    let kinds = g.heat_kinds().len();
+    let kinds = g.piece_kinds().len();
     let variants = g.variants();
     let acc = values
         .par_chunks(CHUNK)
@@ -306,7 +306,7 @@ pub fn tier_stats<G: ReportGame>(
                         }
                         if let Some(cl) = g.heat_class(&p, v) {
                             acc.heat_weight[cl] += w;
-                            let bits = g.heat_bits(&p);
+                            let bits = g.piece_bits(&p);
                             for (k, &b) in bits.iter().enumerate().take(kinds) {
                                 let mut b = b;
                                 while b != 0 {
@@ -390,8 +390,8 @@ pub fn run<G: ReportGame>(
         bar.set_message(format!("tier {}: reachability", g.tier_name(t)));
         reach.complete_tier(g, t);
         bar.set_message(format!("tier {}: statistics", g.tier_name(t)));
-        let file = store.open(t).map_err(|e| e.to_string())?;
-        let values = file.read_all().map_err(|e| e.to_string())?;
+        let file = store.open(t).map_err(|e| crate::hint::hint(&e))?;
+        let values = file.read_all().map_err(|e| crate::hint::hint(&e))?;
         let mut r = tier_stats(g, t, &values, &reach);
         drop(values);
         bar.inc(r.slots);

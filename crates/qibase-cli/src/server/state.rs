@@ -12,6 +12,7 @@ use qibase::ai::{Difficulty, Rng};
 use qibase::analysis::{open_oracle, Oracle, SharedOracle};
 use qibase::game::{Game, Geometry, Side};
 use qibase::games::{AnyGame, GAME_IDS};
+use qibase::with_game;
 
 /// Longest position string the server parses (every game's positions are
 /// far shorter).
@@ -76,10 +77,7 @@ struct Service<G: Game + 'static> {
 }
 
 impl<G: Game + 'static> Service<G> {
-    /// The game lives as long as the server: leaked on purpose (a handful
-    /// of small structs, bounded by [`MAX_EXTRA_GAMES`]).
-    fn open(game: G, variant: serde_json::Value, dir: &Path) -> Service<G> {
-        let g: &'static G = Box::leak(Box::new(game));
+    fn open(g: &'static G, variant: serde_json::Value, dir: &Path) -> Service<G> {
         match open_oracle(g, dir) {
             Ok((o, source)) => Service {
                 g,
@@ -90,7 +88,7 @@ impl<G: Game + 'static> Service<G> {
             Err(e) => Service {
                 g,
                 variant,
-                source: e.to_string(),
+                source: crate::hint::lookup_hint(&e),
                 oracle: Err(e.into()),
             },
         }
@@ -178,13 +176,13 @@ impl<G: Game + 'static> GameService for Service<G> {
 
 /// Open the service of a game (its tablebase under `dir`, or a solve in
 /// memory for a small game).
+///
+/// The game lives as long as the server: leaked on purpose (a handful of
+/// small structs, bounded by [`MAX_EXTRA_GAMES`]).
 pub fn open_service(game: AnyGame, dir: &Path) -> Arc<dyn GameService> {
     let variant = variant_json(&game);
-    match game {
-        AnyGame::CannonChess(g) => Arc::new(Service::open(g, variant, dir)),
-        AnyGame::Weiming(g) => Arc::new(Service::open(g, variant, dir)),
-        AnyGame::Cannons(g) => Arc::new(Service::open(g, variant, dir)),
-    }
+    let any: &'static AnyGame = Box::leak(Box::new(game));
+    with_game!(any, |g| Arc::new(Service::open(g, variant, dir)))
 }
 
 /// The rules in force of a game, for the page's rules text: the family,

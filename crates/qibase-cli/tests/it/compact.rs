@@ -193,7 +193,7 @@ fn damaged_compact_files_are_errors_never_values() {
                 compact: true,
                 ..
             }
-        ) && e.to_string().contains("`qibase pack "),
+        ) && qibase_cli::hint::hint(&e).contains("`qibase pack "),
         "{e}"
     );
     std::fs::write(&path, &good).unwrap();
@@ -391,7 +391,6 @@ fn verify_and_info_read_compact_tables() {
 #[test]
 fn the_perfect_opponent_plays_value_optimal_moves_from_compact_tables() {
     use qibase::ai::{choose, Difficulty};
-    use qibase::analysis::TablebaseOracle;
     use qibase::rng::Rng;
     use qibase::value::Value;
 
@@ -401,10 +400,7 @@ fn the_perfect_opponent_plays_value_optimal_moves_from_compact_tables() {
         solve_into(g, &fast, Some(max_pieces));
         compact::pack(g, &fast, &packed, &mut |_| {}).unwrap();
         let truth = Tablebase::open(g, &fast);
-        let (from_fast, from_compact) = (
-            TablebaseOracle::open(g, &fast),
-            TablebaseOracle::open(g, &packed),
-        );
+        let (from_fast, from_compact) = (Tablebase::open(g, &fast), Tablebase::open(g, &packed));
         let mut rng = Rng::new(7);
         let mut moves = 0;
         for t in g.tiers(Some(max_pieces)) {

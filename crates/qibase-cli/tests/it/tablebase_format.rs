@@ -127,7 +127,7 @@ fn an_old_format_is_a_version_error_that_says_how_to_remake_it() {
             }
             other => panic!("not a version error: {other}"),
         }
-        assert_eq!(e.code(), "foreign_tablebase");
+        assert_eq!(qibase_cli::api::code::of_tablebase(&e), "foreign_tablebase");
     }
     let out = qibase(&[
         "query",

@@ -3,16 +3,20 @@
 //! Board size, material and setup are data: the variants are the same Rust
 //! types built with other parameters.
 
+mod any_tablebase;
 pub mod cannon_chess;
 pub mod cannons;
+mod describe;
 mod error;
 pub mod grid;
 pub mod rules_hash;
 pub mod variant;
 pub mod weiming;
 
+pub use any_tablebase::AnyTablebase;
 pub use cannon_chess::{CannonChess, CannonChessParams};
 pub use cannons::{Cannons, CannonsParams};
+pub use describe::Describe;
 pub use error::SpecError;
 pub use weiming::Weiming;
 

@@ -33,6 +33,7 @@ mod codec;
 pub mod compact;
 mod error;
 mod file;
+mod identity;
 mod probe;
 mod store;
 
@@ -45,7 +46,7 @@ use crate::value::Packed;
 
 pub use crate::tier_values::TierStats;
 pub use cache::{budget_bytes, BlockCache};
-pub use error::{TbError, LAST_CONVERT_COMMIT};
+pub use error::{Mismatch, Missing, TbError, LAST_CONVERT_COMMIT};
 pub use file::header::FORMAT_VERSION;
 pub use file::reader::TierFile;
 pub use file::writer::{

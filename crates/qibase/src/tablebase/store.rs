@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::compact::{compact_path, CompactFile};
-use super::{tier_path, TbError, TierFile, TierMeta};
+use super::{tier_path, Missing, TbError, TierFile, TierMeta};
 use crate::game::{Game, TierKey};
 use crate::tier_values::TierValues;
 use crate::value::Packed;
@@ -48,9 +48,9 @@ impl<'g, G: Game> TierStore<'g, G> {
         self.path(t).exists()
     }
 
-    /// The `qibase solve` command that makes tier `t` in this directory:
-    /// the closed subset up to the tier's material, or the whole game.
-    pub fn solve_command(&self, t: TierKey) -> String {
+    /// The pieces a side of the smallest closed subset that holds tier
+    /// `t`: `None` when only the whole game does.
+    fn subset_of(&self, t: TierKey) -> Option<u32> {
         let g = self.game;
         let full = g
             .tiers(None)
@@ -59,14 +59,20 @@ impl<'g, G: Game> TierStore<'g, G> {
             .max()
             .unwrap_or(0);
         let need = g.tier_max_pieces(t);
-        let mut cmd = format!("qibase solve {}", g.id());
-        if need < full {
-            cmd += &format!(" --max-pieces {need}");
+        (need < full).then_some(need)
+    }
+
+    /// The error of tier `t` having no file at `path`.
+    fn not_solved(&self, t: TierKey, path: PathBuf) -> TbError {
+        TbError::NotSolved {
+            path,
+            dir: self.dir.clone(),
+            game: self.game.id().to_string(),
+            missing: Missing::Tier {
+                name: self.game.tier_name(t),
+                max_pieces: self.subset_of(t),
+            },
         }
-        if self.dir != Path::new("tablebases") {
-            cmd += &format!(" --dir {}", self.dir.display());
-        }
-        cmd
     }
 
     /// Open tier `t`'s file, checking its header, its length, and that
@@ -74,8 +80,8 @@ impl<'g, G: Game> TierStore<'g, G> {
     /// slot count. No block is read.
     ///
     /// # Errors
-    /// [`TbError::NotSolved`] (with the command that makes it) if there is
-    /// no file; otherwise as [`TierFile::open`], and
+    /// [`TbError::NotSolved`] (with the subset whose solve makes it) if
+    /// there is no file; otherwise as [`TierFile::open`], and
     /// [`TbError::Foreign`] for a file with another slot count (made by a
     /// qibase that numbers the tier differently).
     pub fn open(&self, t: TierKey) -> Result<TierFile, TbError> {
@@ -83,25 +89,18 @@ impl<'g, G: Game> TierStore<'g, G> {
         let path = self.path(t);
         let f = TierFile::open(&path, g.id(), g.rules_hash(), t).map_err(|e| match e {
             TbError::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
-                TbError::NotSolved {
-                    path: path.clone(),
-                    tier: format!("tier {} of {}", g.tier_name(t), g.id()),
-                    command: self.solve_command(t),
-                }
+                self.not_solved(t, path.clone())
             }
             e => e,
         })?;
-        if f.meta().positions != g.tier_size(t) {
-            return Err(TbError::foreign(
-                &path,
-                format!(
-                    "file has {} positions but tier {} has {}: made by another qibase, solve again",
-                    f.meta().positions,
-                    g.tier_name(t),
-                    g.tier_size(t)
-                ),
-            ));
-        }
+        f.meta().check(
+            &path,
+            g.id(),
+            g.rules_hash(),
+            t,
+            Some(g.tier_size(t)),
+            false,
+        )?;
         Ok(f)
     }
 
@@ -142,17 +141,9 @@ impl<'g, G: Game> TierStore<'g, G> {
         let g = self.game;
         let path = self.compact_path(t);
         let c = CompactFile::open(&path, g.id(), g.rules_hash(), t)?;
-        let positions = c.header().meta.positions;
-        if positions != g.tier_size(t) {
-            return Err(TbError::foreign(
-                &path,
-                format!(
-                    "file has {positions} positions but tier {} has {}: made by another qibase",
-                    g.tier_name(t),
-                    g.tier_size(t)
-                ),
-            ));
-        }
+        c.header()
+            .meta
+            .check(&path, g.id(), g.rules_hash(), t, Some(g.tier_size(t)), true)?;
         Ok(c)
     }
 

@@ -259,7 +259,11 @@ fn wrong_move_points_are_caught() {
     use qibase::contract::check_move_points_in_play;
     let g = Wrong(CannonChess::standard(), Fault::NoCaptures);
     let err = check_move_points_in_play(&g, 50, 80, 3).expect_err("the fault is caught");
-    assert!(err.contains("changes but is not named"), "{err}");
+    assert!(
+        matches!(err.fault, qibase::contract::PointsFault::Unnamed { .. })
+            && err.to_string().contains("changes but is not named"),
+        "{err}"
+    );
     let g = Wrong(CannonChess::standard(), Fault::NoImages);
     check_move_points_in_play(&g, 50, 80, 3).unwrap();
 }

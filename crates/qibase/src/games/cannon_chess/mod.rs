@@ -24,6 +24,7 @@
 //! * `tiers` — the tiers (piece-count pairs), their order and sizes;
 //! * `numbering` — the dense, symmetry-reduced numbering of each tier.
 
+mod describe;
 mod moves;
 mod notation;
 mod numbering;

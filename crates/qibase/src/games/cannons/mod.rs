@@ -25,6 +25,7 @@
 //! * `tiers` — the tiers (soldier counts);
 //! * `numbering` — the dense, symmetry-reduced numbering of each tier.
 
+mod describe;
 mod moves;
 mod notation;
 mod numbering;

@@ -29,6 +29,7 @@
 //! * `notation` — position and move strings, the diagram and the drawing;
 //! * `tiers` — the single tier and its numbering.
 
+mod describe;
 mod moves;
 mod notation;
 mod tiers;

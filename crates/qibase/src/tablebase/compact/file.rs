@@ -273,33 +273,12 @@ impl CompactFile {
         }
         let header: CompactHeader = postcard::from_bytes(&head[PREAMBLE_LEN..hend])
             .map_err(|e| corrupt(format!("corrupt header (cannot decode: {e})")))?;
-        let m = &header.meta;
-        if m.game != game {
-            return Err(TbError::foreign(
-                path,
-                format!("file belongs to game '{}', not '{game}'", m.game),
-            ));
-        }
-        if m.rules_hash != rules_hash {
-            return Err(TbError::foreign(
-                path,
-                format!(
-                    "file was made for other rules of {game} (rules hash {:016x}, this qibase has {rules_hash:016x})",
-                    m.rules_hash
-                ),
-            ));
-        }
-        if m.tier != tier {
-            return Err(TbError::foreign(
-                path,
-                format!(
-                    "file holds tier {} (key {}), not key {tier}",
-                    m.tier_name, m.tier
-                ),
-            ));
-        }
+        header
+            .meta
+            .check(path, game, rules_hash, tier, None, true)?;
         let bad = |what: &str| corrupt(format!("corrupt header ({what})"));
-        if header.block_size == 0 || header.blocks != m.positions.div_ceil(header.block_size as u64)
+        if header.block_size == 0
+            || header.blocks != header.meta.positions.div_ceil(header.block_size as u64)
         {
             return Err(bad("block count"));
         }

@@ -24,7 +24,9 @@ use xxhash_rust::xxh3::Xxh3;
 use super::file::{compact_path, CompactFile};
 use super::tier::{encode_tier, FastOrigin, COMPACT_BLOCK_SIZE};
 use crate::game::{Game, TierKey, Tiers};
-use crate::tablebase::{tier_path, write_tier_with, TbError, TierFile, TierStore, WriteOptions};
+use crate::tablebase::{
+    tier_path, write_tier_with, Missing, TbError, TierFile, TierStore, WriteOptions,
+};
 use crate::tier_values::TierValues;
 use crate::tier_walk::TierWalk;
 use crate::value::Packed;
@@ -194,8 +196,11 @@ pub fn unpack<G: Game>(
         |t| path_of(t).exists(),
         |t| TbError::NotSolved {
             path: path_of(t),
-            tier: format!("compact tier {} of {}", g.tier_name(t), g.id()),
-            command: format!("qibase pack {}", g.id()),
+            dir: src.to_path_buf(),
+            game: g.id().to_string(),
+            missing: Missing::Compact {
+                name: g.tier_name(t),
+            },
         },
     )?;
     let mut held: HashMap<TierKey, Vec<Packed>> = HashMap::new();

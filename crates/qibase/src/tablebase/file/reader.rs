@@ -143,32 +143,10 @@ impl TierFile {
         let start = read_head(PREAMBLE_LEN)?;
         let (hlen, _) = super::header::parse_preamble(path, &start, game)?;
         let layout = Layout::parse(path, &read_head(head_len(hlen))?, len, game)?;
-        let m = &layout.header.meta;
-        if m.game != game {
-            return Err(TbError::foreign(
-                path,
-                format!("file belongs to game '{}', not '{game}'", m.game),
-            ));
-        }
-        if m.rules_hash != rules_hash {
-            return Err(TbError::foreign(
-                path,
-                format!(
-                    "file was made for other rules of {game} (rules hash {:016x}, \
-                     this qibase has {rules_hash:016x}): solve again",
-                    m.rules_hash
-                ),
-            ));
-        }
-        if m.tier != tier {
-            return Err(TbError::foreign(
-                path,
-                format!(
-                    "file holds tier {} (key {}), not the tier with key {tier}",
-                    m.tier_name, m.tier
-                ),
-            ));
-        }
+        layout
+            .header
+            .meta
+            .check(path, game, rules_hash, tier, None, false)?;
         let model = TierModel::new(&layout.header.model).map_err(|e| {
             TbError::corrupt(
                 path,

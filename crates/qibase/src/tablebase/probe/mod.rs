@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 mod compact;
 
 use super::compact::{compact_path, CompactFile};
-use super::{TbError, TierFile, TierStore};
+use super::{Mismatch, Missing, TbError, TierFile, TierStore};
 use crate::game::{Game, TierKey};
 use crate::value::{Value, Wdl};
 
@@ -76,10 +76,7 @@ impl<'g, G: Game> Tablebase<'g, G> {
     pub fn tier_file(&self, t: TierKey) -> Result<Arc<TierFile>, TbError> {
         match self.source(t)? {
             Source::Fast(f) => Ok(f.clone()),
-            Source::Compact(c) => Err(TbError::foreign(
-                c.path(),
-                "tier in the compact format: `qibase unpack` it for slot access",
-            )),
+            Source::Compact(c) => Err(TbError::foreign(c.path(), Mismatch::CompactOnly, true)),
         }
     }
 
@@ -119,30 +116,18 @@ impl<'g, G: Game> Tablebase<'g, G> {
     #[cold]
     fn open_file(&self, t: TierKey) -> Result<&Source, TbError> {
         let Some(cell) = self.files.get(t as usize) else {
-            let g = self.game();
             return Err(TbError::NotSolved {
                 path: self.path_of(t),
-                tier: format!("tier key {t} (no tier of {})", g.id()),
-                command: format!("qibase solve {}", g.id()),
+                dir: self.dir().to_path_buf(),
+                game: self.game().id().to_string(),
+                missing: Missing::NoTier { key: t },
             });
         };
         if cell.get().is_none() {
             let g = self.game();
             let compact = compact_path(self.dir(), g.id(), &g.tier_name(t));
             let source = if !self.store.has_file(t) && compact.exists() {
-                let c = CompactFile::open(&compact, g.id(), g.rules_hash(), t)?;
-                if c.header().meta.positions != g.tier_size(t) {
-                    return Err(TbError::foreign(
-                        &compact,
-                        format!(
-                            "file has {} positions but tier {} has {}: made by another qibase",
-                            c.header().meta.positions,
-                            g.tier_name(t),
-                            g.tier_size(t)
-                        ),
-                    ));
-                }
-                Source::Compact(Arc::new(c))
+                Source::Compact(Arc::new(self.store.open_compact(t)?))
             } else {
                 Source::Fast(Arc::new(self.store.open(t)?))
             };
