@@ -504,6 +504,24 @@ fn check_moves<G: Game>(
     sc: &mut Scratch<G>,
 ) -> Result<(), Violation> {
     s.positions += 1;
+    check_unmoves(g, t, x, notation, sc)?;
+    if g.rule_end(x).is_some() {
+        return Ok(());
+    }
+    check_rank_lists(g, t, x, sc)?;
+    check_each_move(g, t, x, deps, notation, s, sc)
+}
+
+/// The position reads back from its notation (when `notation` is set);
+/// its un-moves are in-tier predecessors with no rule end that move to
+/// it, and the game's parent rank list is the ranks of those un-moves.
+fn check_unmoves<G: Game>(
+    g: &G,
+    t: TierKey,
+    x: &G::Pos,
+    notation: bool,
+    sc: &mut Scratch<G>,
+) -> Result<(), Violation> {
     let fx = || g.format_pos(x);
     if notation {
         match g.parse_pos(&fx()) {
@@ -548,10 +566,18 @@ fn check_moves<G: Game>(
     sc.plain.clear();
     sc.plain
         .extend(sc.unmoves.iter().map(|q| (g.tier_of(q), g.rank(t, q))));
-    same_ranks(g, x, "unmove_ranks", "its un-moves", sc)?;
-    if g.rule_end(x).is_some() {
-        return Ok(());
-    }
+    same_ranks(g, x, "unmove_ranks", "its un-moves", sc)
+}
+
+/// The game's child rank lists (all children; lower-tier children with
+/// the in-tier count) against ranking each move's child.
+fn check_rank_lists<G: Game>(
+    g: &G,
+    t: TierKey,
+    x: &G::Pos,
+    sc: &mut Scratch<G>,
+) -> Result<(), Violation> {
+    let fx = || g.format_pos(x);
     sc.listed.clear();
     g.child_ranks(x, &mut sc.moves, &mut sc.listed);
     sc.plain.clear();
@@ -584,7 +610,23 @@ fn check_moves<G: Game>(
         );
     }
     sc.plain.retain(|c| c.0 != t);
-    same_ranks(g, x, "lower_child_ranks", "its lower-tier children", sc)?;
+    same_ranks(g, x, "lower_child_ranks", "its lower-tier children", sc)
+}
+
+/// Each move: its notation round-trips (when `notation` is set), it stays
+/// in the tier (changing its half) or goes to a dependency, the child's
+/// un-moves lead back; the distinct in-tier children stay within the
+/// solver's limit.
+fn check_each_move<G: Game>(
+    g: &G,
+    t: TierKey,
+    x: &G::Pos,
+    deps: &[TierKey],
+    notation: bool,
+    s: &mut Summary,
+    sc: &mut Scratch<G>,
+) -> Result<(), Violation> {
+    let fx = || g.format_pos(x);
     sc.moves.clear();
     g.moves(x, &mut sc.moves);
     sc.in_tier.clear();
