@@ -30,7 +30,7 @@ pub enum Value {
 /// `repr(transparent)`: a `Packed` is laid out as its `u16`, so slices of
 /// them can be viewed as 16-bit words (the solver's atomic state words).
 #[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Packed(u16);
 
 /// The packed "undecided" marker ([`Packed::UNDECIDED`]).
@@ -128,25 +128,17 @@ impl Packed {
 
     /// A vector of 16-bit words as packed values, without a copy.
     pub(crate) fn vec_from_bits(words: Vec<u16>) -> Vec<Packed> {
-        let mut words = std::mem::ManuallyDrop::new(words);
-        let (ptr, len, cap) = (words.as_mut_ptr(), words.len(), words.capacity());
-        // SAFETY: `Packed` is `repr(transparent)` over `u16`: the same size
-        // and alignment, so the allocation's layout is unchanged, and every
-        // `u16` is a valid `Packed`. `words` is not dropped.
-        unsafe { Vec::from_raw_parts(ptr as *mut Packed, len, cap) }
+        bytemuck::allocation::cast_vec(words)
     }
 
     /// Packed values as their 16-bit words.
     pub(crate) fn slice_as_bits(values: &[Packed]) -> &[u16] {
-        // SAFETY: `Packed` is `repr(transparent)` over `u16`.
-        unsafe { &*(values as *const [Packed] as *const [u16]) }
+        bytemuck::cast_slice(values)
     }
 
     /// Packed values as their 16-bit words.
     pub(crate) fn slice_as_bits_mut(values: &mut [Packed]) -> &mut [u16] {
-        // SAFETY: `Packed` is `repr(transparent)` over `u16`, every `u16`
-        // is a valid `Packed`, and the exclusive borrow carries over.
-        unsafe { &mut *(values as *mut [Packed] as *mut [u16]) }
+        bytemuck::cast_slice_mut(values)
     }
 }
 

@@ -124,6 +124,8 @@ fn a_killed_mpi_solve_resumes_at_its_first_unfinished_tier() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     // SIGTERM to mpiexec: its process manager ends every rank.
+    #[allow(unsafe_code)]
+    // SAFETY: a plain system call on a child's process id.
     unsafe {
         libc::kill(job.id() as i32, libc::SIGTERM);
     }

@@ -4,6 +4,9 @@
 //! time (see `sys::cpu`); elsewhere a portable loop over the mask bits.
 //! Both versions are always compiled so the tests compare them.
 
+// The bit instructions are `unsafe` to call (see the workspace lints).
+#![allow(unsafe_code)]
+
 use crate::sys::cpu::has_bmi2;
 
 /// Parallel bit extract: gather the bits of `x` selected by `mask` into the
@@ -28,6 +31,26 @@ pub fn pdep(x: u64, mask: u64) -> u64 {
         return unsafe { bmi2::pdep(x, mask) };
     }
     pdep_portable(x, mask)
+}
+
+/// Position of the `n`-th (from 0) set bit of `w`, which has more than `n`:
+/// one `pdep` with BMI2 (detected at run time), a loop without.
+#[inline(always)]
+pub(crate) fn nth_one(w: u64, n: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if has_bmi2() {
+        // SAFETY: the processor has BMI2, as just checked.
+        return unsafe { bmi2::nth_one(w, n) };
+    }
+    nth_one_portable(w, n)
+}
+
+/// [`nth_one`] without `pdep`: clear the lowest set bit `n` times.
+fn nth_one_portable(mut w: u64, n: u32) -> u32 {
+    for _ in 0..n {
+        w &= w - 1;
+    }
+    w.trailing_zeros()
 }
 
 /// The BMI2 instructions, whatever the build's target. Written as inline
@@ -126,6 +149,17 @@ pub fn pdep_portable(mut x: u64, mut mask: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    #[test]
+    fn nth_one_matches_the_portable_loop() {
+        let mut r = crate::rng::Rng::new(3);
+        let mut next = move || r.next_u64();
+        for _ in 0..10_000 {
+            let w = next() | 1 << 63;
+            let n = (next() % w.count_ones() as u64) as u32;
+            assert_eq!(nth_one(w, n), nth_one_portable(w, n));
+        }
+    }
 
     #[test]
     fn portable_and_hardware_agree_and_invert() {

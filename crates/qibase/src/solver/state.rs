@@ -20,8 +20,6 @@
 //! one memory access (one cache miss), not two, and the tier needs 2 bytes
 //! a slot instead of 3.
 
-use std::sync::atomic::AtomicU16;
-
 use rayon::prelude::*;
 
 use super::slot::Slot;
@@ -140,12 +138,7 @@ impl<S> Default for Queued<S> {
     }
 }
 
-/// View a `Vec<u16>` as atomics (identical layout, see `AtomicU16`'s docs).
-pub(super) fn as_atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
-    // SAFETY: AtomicU16 has the same size and bit validity as u16, and the
-    // exclusive borrow guarantees no non-atomic access while the view lives.
-    unsafe { &*(v as *mut [u16] as *const [AtomicU16]) }
-}
+pub(super) use crate::sys::words::as_atomic_u16;
 
 /// The end of a tier's solve over its state `words` (the whole tier, a
 /// window or a rank's slice): what is still open is a draw; and the counts

@@ -192,6 +192,9 @@ impl BlockCache {
     ///
     /// `decode`'s error, when it fails (nothing is cached then).
     #[inline]
+    // The set is reached through the shared mapping under its shard's
+    // lock: an audited exception to the workspace's `unsafe` rule.
+    #[allow(unsafe_code)]
     pub fn get_admitting<E>(
         &self,
         key: u64,

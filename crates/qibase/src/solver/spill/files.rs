@@ -17,17 +17,11 @@ use crate::tablebase::TbError;
 const _: () = assert!(cfg!(target_endian = "little"));
 
 fn as_bytes(words: &[u16]) -> &[u8] {
-    // SAFETY: u8 has no alignment or validity requirement; the length is
-    // the words' byte length.
-    unsafe { std::slice::from_raw_parts(words.as_ptr().cast(), std::mem::size_of_val(words)) }
+    bytemuck::cast_slice(words)
 }
 
 fn as_bytes_mut(words: &mut [u16]) -> &mut [u8] {
-    // SAFETY: every byte pattern is a valid u16, and the exclusive borrow
-    // is handed on.
-    unsafe {
-        std::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), std::mem::size_of_val(words))
-    }
+    bytemuck::cast_slice_mut(words)
 }
 
 pub(super) fn create(path: &Path) -> Result<File, TbError> {

@@ -28,6 +28,9 @@ pub(super) struct Grouped {
 /// into `groups` groups by `group` of the request's key. Within a group
 /// requests keep their order in the batch (pieces in order), as a serial
 /// stable counting sort of the whole batch would leave them.
+// The parallel scatter writes through a shared pointer: an audited
+// exception to the workspace's `unsafe` rule.
+#[allow(unsafe_code)]
 pub(super) fn group_requests(
     pieces: &[Vec<Request>],
     groups: usize,
@@ -95,6 +98,7 @@ pub(super) fn group_requests(
 struct Out(*mut Request);
 // SAFETY: the tasks write disjoint elements through it and nothing reads
 // them until all tasks are done.
+#[allow(unsafe_code)]
 unsafe impl Sync for Out {}
 
 /// `pieces` cut into about `runs` runs of similar numbers of requests.

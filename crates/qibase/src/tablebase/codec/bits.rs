@@ -4,6 +4,7 @@
 //! counting them (popcount) rather than reading them one by one.
 
 use super::CodecProblem;
+use crate::numbering::bits::nth_one;
 
 /// Packs fields into bytes, least significant bit of each byte first.
 pub struct BitWriter {
@@ -160,40 +161,9 @@ impl<'a> BitReader<'a> {
     }
 }
 
-/// Position of the `n`-th (from 0) set bit of `w`, which has more than `n`:
-/// one `pdep` with BMI2 (detected at run time), a loop without.
-#[inline(always)]
-fn nth_one(w: u64, n: u32) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    if crate::sys::cpu::has_bmi2() {
-        // SAFETY: the processor has BMI2, as just checked.
-        return unsafe { crate::numbering::bits::bmi2::nth_one(w, n) };
-    }
-    nth_one_portable(w, n)
-}
-
-/// [`nth_one`] without `pdep`: clear the lowest set bit `n` times.
-fn nth_one_portable(mut w: u64, n: u32) -> u32 {
-    for _ in 0..n {
-        w &= w - 1;
-    }
-    w.trailing_zeros()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn nth_one_matches_the_portable_loop() {
-        let mut r = crate::rng::Rng::new(3);
-        let mut next = move || r.next_u64();
-        for _ in 0..10_000 {
-            let w = next() | 1 << 63;
-            let n = (next() % w.count_ones() as u64) as u32;
-            assert_eq!(nth_one(w, n), nth_one_portable(w, n));
-        }
-    }
 
     #[test]
     fn fields_round_trip_and_reading_past_the_end_is_an_error() {
