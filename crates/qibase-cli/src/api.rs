@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use qibase::ai::{choose, Difficulty, Rng, UnknownDifficulty};
 use qibase::analysis::{analyse, principal_variation, LookupError, MoveInfo, Oracle};
-use qibase::game::{Game, GameEnd, InputKind, ParseError};
 use qibase::games::SpecError;
-use qibase::value::{Value, Wdl};
+use qibase::{Game, GameEnd, InputKind, ParseError};
+use qibase::{Value, Wdl};
 
 /// Win, draw or loss.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]

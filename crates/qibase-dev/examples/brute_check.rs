@@ -15,11 +15,11 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use qibase::game::Game;
 use qibase::games::AnyGame;
 use qibase::reference::solve_forward;
 use qibase::tablebase::TierStore;
-use qibase::value::Value;
+use qibase::Game;
+use qibase::Value;
 
 fn check<G: Game>(g: &G, dir: &Path, max: u32) -> Result<u64, String> {
     let started = Instant::now();

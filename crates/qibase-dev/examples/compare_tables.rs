@@ -16,10 +16,10 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use qibase::game::Game;
 use qibase::games::AnyGame;
 use qibase::tablebase::TierStore;
-use qibase::value::Value;
+use qibase::Game;
+use qibase::Value;
 use rayon::prelude::*;
 
 #[derive(Default, Clone, Copy)]

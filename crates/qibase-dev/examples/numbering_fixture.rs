@@ -7,9 +7,9 @@
 //!
 //! `cargo run --release --example numbering_fixture > tests/fixtures/numbering-baseline.txt`
 
-use qibase::game::Game;
 use qibase::games::{CannonChess, Cannons};
-use qibase::rng::Rng;
+use qibase::Game;
+use qibase::Rng;
 
 /// Tiers up to this many slots are checked slot by slot (as a checksum).
 const FULL_LIMIT: u64 = 3_000_000;

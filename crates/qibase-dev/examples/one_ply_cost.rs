@@ -20,12 +20,12 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use qibase::game::{Notation, Rules, Tiers};
 use qibase::games::AnyGame;
 use qibase::tablebase::BlockCache;
 use qibase::tablebase::Tablebase;
-use qibase::value::Value;
 use qibase::with_game;
+use qibase::Value;
+use qibase::{Notation, Rules, Tiers};
 use qibase_dev::bench_probe::sample;
 
 fn main() {

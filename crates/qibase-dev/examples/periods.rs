@@ -13,10 +13,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use qibase::game::Tiers;
 use qibase::games::AnyGame;
 use qibase::tablebase::TierStore;
 use qibase::with_game;
+use qibase::Tiers;
 
 const PERIODS: [usize; 14] = [1, 2, 3, 4, 8, 16, 32, 64, 78, 128, 156, 256, 312, 1024];
 
@@ -41,7 +41,7 @@ fn main() {
             if args.get(2).is_some_and(|want| *want != name) {
                 continue;
             }
-            // Raw words of the packing (qibase::value::Packed: draw 1,
+            // Raw words of the packing (qibase::Packed: draw 1,
             // loss 2 + 2r, win 3 + 2r): the measurement reads their bits.
             let vals: Vec<u16> = store
                 .load(t)

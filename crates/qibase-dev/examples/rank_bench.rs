@@ -9,9 +9,9 @@
 
 use std::hint::black_box;
 
-use qibase::game::Game;
 use qibase::games::{CannonChess, Cannons};
-use qibase::rng::Rng;
+use qibase::Game;
+use qibase::Rng;
 
 /// CPU seconds of this process so far (user + system), from /proc.
 fn cpu_seconds() -> f64 {

@@ -12,10 +12,10 @@
 //! section.
 use std::path::PathBuf;
 
-use qibase::game::Tiers;
 use qibase::games::AnyGame;
 use qibase::tablebase::TierStore;
 use qibase::with_game;
+use qibase::Tiers;
 
 const SEGS: [usize; 4] = [16, 32, 64, 128];
 
@@ -52,7 +52,7 @@ fn main() {
             let f = store.open(t).expect("open");
             rem_table += f.section_bytes()[3];
             // The measurement works on the raw words of the packing
-            // (qibase::value::Packed: draw 1, loss 2 + 2r, win 3 + 2r).
+            // (qibase::Packed: draw 1, loss 2 + 2r, win 3 + 2r).
             let vals: Vec<u16> = f
                 .read_all()
                 .expect("read")

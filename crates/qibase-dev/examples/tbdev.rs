@@ -11,11 +11,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use qibase::game::Tiers;
 use qibase::games::AnyGame;
 use qibase::tablebase::internals::writer::encode_tier;
 use qibase::tablebase::{TierStore, WriteOptions};
 use qibase::with_game;
+use qibase::Tiers;
 
 fn main() {
     if let Err(e) = run() {

@@ -8,9 +8,10 @@ use std::time::Instant;
 
 use clap::Args;
 
-use qibase::game::Rules;
-use qibase::solver::{peak_rss_bytes, random_atomic_rate, solve_game, SolveOptions, TierReport};
+use qibase::peak_rss_bytes;
+use qibase::solver::{random_atomic_rate, solve_game, SolveOptions, TierReport};
 use qibase::with_game;
+use qibase::Rules;
 use qibase_cli::cli::solve::{print_table, thread_pool};
 use qibase_cli::cli::{game_by_id, CliError, CliResult};
 

@@ -18,9 +18,9 @@ use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::TokioIo;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use qibase::game::Game;
-use qibase::rng::Rng;
 use qibase::with_game;
+use qibase::Game;
+use qibase::Rng;
 use qibase_cli::cli::{game_by_id, CliError, CliResult};
 use qibase_cli::server::{self, AppState};
 

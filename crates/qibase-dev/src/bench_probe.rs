@@ -13,11 +13,11 @@ use std::time::Instant;
 use clap::Args;
 use rayon::prelude::*;
 
-use qibase::game::{Game, TierKey, Tiers};
-use qibase::rng::Rng;
 use qibase::tablebase::BlockCache;
 use qibase::tablebase::Tablebase;
 use qibase::with_game;
+use qibase::Rng;
+use qibase::{Game, TierKey, Tiers};
 use qibase_cli::cli::{game_by_id, CliError, CliResult};
 
 #[derive(Args, Debug)]

@@ -24,10 +24,10 @@ use rayon::prelude::*;
 
 use qibase::ai::{choose, choose_index_with_policy, Difficulty, MistakeKind, MistakePolicy};
 use qibase::analysis::{analyse, open_oracle, LookupError, Oracle};
-use qibase::game::{Game, TierKey};
-use qibase::rng::Rng;
-use qibase::value::{Value, Wdl};
 use qibase::with_game;
+use qibase::Rng;
+use qibase::{Game, TierKey};
+use qibase::{Value, Wdl};
 use qibase_cli::cli::{game_by_id, CliError, CliResult};
 
 #[derive(Args, Debug)]

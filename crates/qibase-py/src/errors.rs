@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use pyo3::prelude::*;
 
 use qibase::analysis::LookupError;
+use qibase::games::SpecError;
 use qibase::solver::SolveError;
 use qibase::tablebase::{Mismatch, Missing, TbError, LAST_CONVERT_COMMIT};
-use qibase::{ParseError, SpecError};
+use qibase::ParseError;
 
 /// A failure on the Rust side, converted to a Python exception once the GIL
 /// is held again.

@@ -9,9 +9,8 @@ use pyo3::prelude::*;
 
 use crate::errors::{held, released, Res};
 use crate::value::{GameEnd, Value};
-use qibase::{
-    with_game, AnyGame, Game as RsGame, Notation, ParseError, Rules, Side, TierKey, Tiers,
-};
+use qibase::games::AnyGame;
+use qibase::{with_game, Game as RsGame, Notation, ParseError, Rules, Side, TierKey, Tiers};
 
 /// Every game made once per variant string and kept for the process's
 /// lifetime (a game is a few kilobytes of tables), so tablebases can

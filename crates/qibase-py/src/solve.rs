@@ -11,8 +11,9 @@ use pyo3::types::PyDict;
 
 use crate::errors::{guarded, panic_message, released, Failure, Res};
 use crate::game::game_arg;
+use qibase::games::AnyGame;
 use qibase::solver::{solve_game, SolveObserver, SolveOptions, TierReport};
-use qibase::{with_game, AnyGame, Tiers};
+use qibase::{with_game, Tiers};
 
 /// Tells the Python callback about each tier, and stops the solve when
 /// Python asks (Ctrl-C, or an exception raised by the callback).

@@ -15,10 +15,11 @@ use rayon::prelude::*;
 use crate::errors::{exception, held, released, Failure, Res};
 use crate::game::{game_arg, parse};
 use crate::value::{move_value, wdl_int, MoveValue, TierInfo, Value};
+use qibase::ai::Difficulty;
 use qibase::analysis::{analyse, principal_variation};
+use qibase::games::{AnyGame, AnyTablebase};
 use qibase::{
-    with_tb, AnyGame, AnyTablebase, Difficulty, Game as RsGame, Notation, ParseError, Rng, TierKey,
-    Tiers, Value as RsValue,
+    with_tb, Game as RsGame, Notation, ParseError, Rng, TierKey, Tiers, Value as RsValue,
 };
 
 /// A tier key argument: the key (int) or the tier's name (str).
@@ -530,5 +531,5 @@ pub(crate) fn open_tablebase(directory: PathBuf) -> PyResult<Tablebase> {
 /// The ids of the preset games.
 #[pyfunction]
 pub(crate) fn games() -> Vec<&'static str> {
-    qibase::GAME_IDS.to_vec()
+    qibase::games::GAME_IDS.to_vec()
 }

@@ -1,17 +1,22 @@
 //! qibase: exact solutions of small traditional Chinese board games.
 //!
-//! * [`game`] — the game API: [`Rules`], [`Notation`] and [`Tiers`] (what
-//!   the solver works through), [`Game`] for all three;
-//! * [`contract`] — a checker of the game API contract for any game;
-//! * [`games`] — the rules of each game (cannon chess, weiming, the cannon games);
-//! * [`numbering`] — dense numbering of point sets and grid symmetries;
+//! At the root, the core types: the game API ([`Rules`], [`Notation`] and
+//! [`Tiers`], what the solver works through, and [`Game`] for all three),
+//! a position's [`Value`] and its 16-bit [`Packed`] form, [`Rng`], the one
+//! seeded random generator. Then one module per area:
+//!
+//! * [`games`] — the rules of each game (cannon chess, weiming, the cannon
+//!   games), any of them by id ([`games::AnyGame`]) with its tables
+//!   ([`games::AnyTablebase`]);
 //! * [`solver`] — the generic parallel tier-by-tier retrograde solver;
 //! * [`tablebase`] — tablebase files: writing, reading, probing;
 //! * [`analysis`] — a position's value, its moves' values, the principal variation;
 //! * [`ai`] — the program's move choice at each difficulty level;
-//! * [`puzzles`] — puzzles from the tables: one move keeps the result;
-//! * [`reference`] — a simple second solver (forward iteration) to check against;
-//! * [`rng`] — the one seeded random generator (splitmix64).
+//! * [`puzzles`] — puzzles from the tables: one move keeps the result.
+//!
+//! The game API contract checker, a second reference solver and the
+//! numbering layer are public for the project's own tests and tools, and
+//! hidden from these docs.
 //!
 //! # Examples
 //!
@@ -69,39 +74,39 @@
 
 pub mod ai;
 pub mod analysis;
+#[doc(hidden)]
 pub mod contract;
-pub mod game;
+mod game;
 pub mod games;
+#[doc(hidden)]
 pub mod numbering;
 mod perft;
 pub mod puzzles;
+#[doc(hidden)]
 pub mod reference;
-pub mod rng;
+mod rng;
 pub mod solver;
 mod sys;
 pub mod tablebase;
 mod tier_values;
 mod tier_walk;
-pub mod value;
+mod value;
 
 // The OS- and CPU-specific helpers, under their short names.
 use sys::{hugemem, prefetch};
 
-// The names most programs need, flat at the root (the modules above hold
-// the rest, each a namespace for one area, with private insides).
-pub use ai::Difficulty;
-pub use analysis::Oracle;
-pub use game::{EndReason, Game, GameEnd, Notation, ParseError, Rules, Side, TierKey, Tiers};
-pub use games::{
-    AnyGame, AnyTablebase, CannonChess, Cannons, SpecError, VariantSizes, Weiming, GAME_IDS,
+// The core types, flat at the root, each by this one path (their modules
+// are private); the public modules above are namespaces for one area each.
+pub use game::{
+    child_ranks_by_moves, unmove_ranks_by_unmoves, EndReason, Game, GameEnd, GeoPoint, Geometry,
+    InputKind, MovePoints, Notation, ParseError, Rules, Side, TierKey, Tiers,
 };
 pub use perft::perft;
 pub use rng::Rng;
-pub use solver::{solve_game, solve_in_memory, SolveError, SolveObserver, SolveOptions};
 pub use sys::cpu::{check_cpu, UnsupportedCpu};
+pub use sys::memory::{meminfo, peak_rss_bytes, MemInfo};
 /// Start loading the cache line that holds a value: a hint that never
 /// faults, for callers that batch random reads of tables larger than the
 /// caches, as the solver and `verify` do.
 pub use sys::prefetch::prefetch as prefetch_line;
-pub use tablebase::{Tablebase, TbError, TierStore};
-pub use value::{Packed, Value, Wdl};
+pub use value::{Packed, ParseValueError, Value, Wdl, MAX_REMOTENESS};

@@ -12,8 +12,8 @@ use super::{game_by_id, CliError, CliResult};
 use crate::api::{self, code, ApiError};
 use qibase::ai::{Difficulty, Rng};
 use qibase::analysis::{open_oracle, Oracle, SharedOracle};
-use qibase::game::Game;
 use qibase::with_game;
+use qibase::Game;
 
 #[derive(Args, Debug)]
 pub struct BestmoveArgs {

@@ -12,8 +12,9 @@
 use super::CliError;
 use crate::report::markdown::int as group;
 use qibase::games::VariantSizes;
+use qibase::meminfo;
 use qibase::solver::{
-    meminfo, BudgetPlan, LimitError, SolvePlan, TierPlan, MAX_IN_TIER_CHILDREN as MAX_COUNTER,
+    BudgetPlan, LimitError, SolvePlan, TierPlan, MAX_IN_TIER_CHILDREN as MAX_COUNTER,
     MAX_TIER_SLOTS,
 };
 

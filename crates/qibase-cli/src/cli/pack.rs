@@ -8,9 +8,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
-use qibase::game::Tiers;
 use qibase::tablebase::compact::{self, TierPacking};
 use qibase::with_game;
+use qibase::Tiers;
 
 #[derive(Args, Debug)]
 pub struct PackArgs {

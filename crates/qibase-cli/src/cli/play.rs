@@ -16,9 +16,9 @@ use super::{game_by_id, CliError, CliResult};
 use crate::hint::lookup_hint;
 use qibase::ai::{choose, Difficulty, Rng};
 use qibase::analysis::{analyse, open_oracle, position_value, Oracle};
-use qibase::game::{Game, Notation, Rules, Side};
-use qibase::value::Value;
 use qibase::with_game;
+use qibase::Value;
+use qibase::{Game, Notation, Rules, Side};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum SideArg {
@@ -246,7 +246,7 @@ impl<'g, G: Game> Session<'g, G> {
     }
 
     /// Announce the end; `Quit` unless a new game is wanted.
-    fn game_over(&mut self, end: qibase::game::GameEnd) -> Turn {
+    fn game_over(&mut self, end: qibase::GameEnd) -> Turn {
         let to_move = self.g.side_to_move(&self.pos);
         let winner = match end.value {
             Value::Win(_) => Some(to_move),

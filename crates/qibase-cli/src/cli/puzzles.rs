@@ -8,10 +8,10 @@ use clap::Args;
 
 use super::{game_by_id, CliError, CliResult};
 use crate::api;
-use qibase::game::Rules;
 use qibase::puzzles::{select, PuzzleError, PuzzleOptions, PuzzleSet};
 use qibase::tablebase::Tablebase;
 use qibase::with_game;
+use qibase::Rules;
 
 #[derive(Args, Debug)]
 pub struct PuzzlesArgs {

@@ -9,11 +9,11 @@ use clap::Args;
 use super::{game_by_id, CliError, CliResult};
 use crate::api::{self, ErrorJson};
 use qibase::analysis::{analyse, principal_variation, Oracle};
-use qibase::game::{Game, Notation, Rules};
 use qibase::tablebase::BlockCache;
 use qibase::tablebase::Tablebase;
-use qibase::value::Value;
 use qibase::with_game;
+use qibase::Value;
+use qibase::{Game, Notation, Rules};
 
 #[derive(Args, Debug)]
 pub struct QueryArgs {

@@ -5,9 +5,9 @@ use std::time::Instant;
 use clap::Args;
 
 use super::{game_by_id, CliError, CliResult};
-use qibase::game::{Game, Notation, Rules};
 use qibase::games::GAME_IDS;
 use qibase::with_game;
+use qibase::{Game, Notation, Rules};
 
 /// Total number of positions of a game (every placement, both sides to move).
 pub fn total_positions<G: Game>(g: &G) -> u64 {

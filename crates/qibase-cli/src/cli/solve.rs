@@ -8,7 +8,8 @@ use clap::Args;
 use super::{estimate, CliError, CliResult};
 use qibase::games::VariantSizes;
 use qibase::games::GAME_IDS;
-use qibase::solver::{peak_rss_bytes, solve_game_shared, SolveError, SolveOptions, TierReport};
+use qibase::peak_rss_bytes;
+use qibase::solver::{solve_game_shared, SolveError, SolveOptions, TierReport};
 use qibase::with_game;
 
 #[derive(Args, Debug)]

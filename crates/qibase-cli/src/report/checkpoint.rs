@@ -33,8 +33,8 @@ use xxhash_rust::xxh3::xxh3_64;
 use super::reach::Reach;
 use super::stats::TierResult;
 use super::ReportGame;
-use qibase::game::TierKey;
 use qibase::tablebase::{TierMeta, TierStore};
+use qibase::TierKey;
 
 /// The start of `state`.
 const MAGIC: &[u8; 8] = b"QBREPORT";

@@ -11,19 +11,19 @@
 //!   of the board and stands for as many positions as the orbit has members.
 //!
 //! How many positions a slot stands for is the game's own answer
-//! ([`Tiers::orbit_size`](qibase::game::Tiers::orbit_size)); the report only splits it over the variants.
+//! ([`Tiers::orbit_size`](qibase::Tiers::orbit_size)); the report only splits it over the variants.
 
 use std::fmt::Write as _;
 
 use super::markdown::{int, verdict};
 use super::{Probe, ReportOptions};
-use qibase::game::{Notation, Rules, Side, Tiers};
 use qibase::games::cannon_chess::CannonChess;
 use qibase::games::cannons::{Cannons, CannonsPos};
 use qibase::games::weiming::Weiming;
 use qibase::games::Describe;
 use qibase::tablebase::TierStore;
-use qibase::value::Value;
+use qibase::Value;
+use qibase::{Notation, Rules, Side, Tiers};
 
 /// The report's view of a game: its words on top of the game's rules
 /// facts ([`Describe`]).

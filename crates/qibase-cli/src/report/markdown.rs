@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use super::stats::{Counts, Pass, PosRef, TierResult};
 use super::{svg, Probe, ReportGame, ReportOptions};
-use qibase::game::{Game, Side};
-use qibase::value::Value;
+use qibase::Value;
+use qibase::{Game, Side};
 
 /// A finished report: the markdown and the figures (file name, SVG text).
 pub struct Document {

@@ -29,14 +29,14 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use qibase::analysis::{analyse, principal_variation, LookupError, Oracle};
-use qibase::game::{Game, Rules, TierKey};
+use qibase::{Game, Rules, TierKey};
 // Tiers of at most this many bytes of values (the solve plan's figure) are
 // loaded whole by `Probe`; larger ones are read a block at a time from
 // their files (the lines of the largest games pass through tiers of 15 GB
 // and more).
 use qibase::solver::WHOLE_TIER_BYTES;
 use qibase::tablebase::TierStore;
-use qibase::value::{Packed, Value};
+use qibase::{Packed, Value};
 
 use crate::hint::{hint, lookup_hint, solve_command};
 use checkpoint::Checkpoint;

@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::ReportGame;
-use qibase::game::TierKey;
 use qibase::prefetch_line;
+use qibase::TierKey;
 
 /// Words of the frontier handled per rayon task.
 const WORDS_PER_TASK: usize = 256;

@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::checkpoint::Checkpoint;
 use super::reach::Reach;
 use super::ReportGame;
-use qibase::game::{Side, TierKey};
 use qibase::tablebase::{TierStats, TierStore};
-use qibase::value::{Packed, Value, Wdl};
+use qibase::{Packed, Value, Wdl};
+use qibase::{Side, TierKey};
 
 /// Slots handled per rayon task.
 const CHUNK: usize = 1 << 14;

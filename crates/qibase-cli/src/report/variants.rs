@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use qibase::game::{Notation, Rules, Tiers};
 use qibase::games::variant;
 use qibase::games::AnyGame;
 use qibase::tablebase::Tablebase;
 use qibase::with_game;
+use qibase::{Notation, Rules, Tiers};
 
 /// The start value of `spec` (with its own setup, or `setup` if given),
 /// if its tables are in `dir`.

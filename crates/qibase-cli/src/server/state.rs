@@ -10,9 +10,9 @@ use serde::Serialize;
 use crate::api::{self, code, ApiError, BestmoveJson, MovesJson, QueryJson};
 use qibase::ai::{Difficulty, Rng};
 use qibase::analysis::{open_oracle, Oracle, SharedOracle};
-use qibase::game::{Game, Geometry, Side};
 use qibase::games::{AnyGame, GAME_IDS};
 use qibase::with_game;
+use qibase::{Game, Geometry, Side};
 
 /// Longest position string the server parses (every game's positions are
 /// far shorter).
@@ -192,9 +192,9 @@ pub fn open_service(game: AnyGame, dir: &Path) -> Arc<dyn GameService> {
 /// "board": "5x5", "cannons": 2, "soldiers": 12, "threshold": 4,
 /// "immobility": "on-turn"}`.
 pub fn variant_json(game: &AnyGame) -> serde_json::Value {
-    use qibase::game::Tiers;
     use qibase::games::cannon_chess::Tiao;
     use qibase::games::cannons::Immobility;
+    use qibase::Tiers;
     use serde_json::json;
     let preset = |id: &str| id.split(':').next().unwrap_or_default().to_string();
     match game {

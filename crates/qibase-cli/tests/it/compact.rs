@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{qibase, temp_dir};
-use qibase::game::{Game, TierKey, Tiers};
 use qibase::games::{AnyGame, CannonChess, Cannons, Weiming};
 use qibase::solver::{solve_game, SolveOptions, TierValues};
 use qibase::tablebase::compact::{self, compact_path, CompactFile};
 use qibase::tablebase::{tier_path, Tablebase, TbError, TierStore};
-use qibase::value::Packed;
 use qibase::with_game;
+use qibase::Packed;
+use qibase::{Game, TierKey, Tiers};
 
 /// Solve the closed subset of `g` into `dir` (the fast format).
 fn solve_into<G: Game>(g: &G, dir: &Path, max_pieces: Option<u32>) {
@@ -391,8 +391,8 @@ fn verify_and_info_read_compact_tables() {
 #[test]
 fn the_perfect_opponent_plays_value_optimal_moves_from_compact_tables() {
     use qibase::ai::{choose, Difficulty};
-    use qibase::rng::Rng;
-    use qibase::value::Value;
+    use qibase::Rng;
+    use qibase::Value;
 
     fn check<G: Game>(g: &G, max_pieces: u32, name: &str) {
         let root = temp_dir(name);

@@ -5,10 +5,10 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use qibase::game::{Notation, Rules, Tiers};
 use qibase::games::Weiming;
 use qibase::solver::solve_in_memory;
-use qibase::value::Value;
+use qibase::Value;
+use qibase::{Notation, Rules, Tiers};
 use serde_json::{json, Value as Json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_qibase");

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use qibase::ai::{choose, Difficulty, Rng};
 use qibase::analysis::MemoryOracle;
-use qibase::game::{Notation, Rules, Side, TierKey, Tiers};
 use qibase::games::Weiming;
 use qibase::solver::solve_in_memory;
-use qibase::value::{Packed, Value};
+use qibase::{Notation, Rules, Side, TierKey, Tiers};
+use qibase::{Packed, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_qibase");
 

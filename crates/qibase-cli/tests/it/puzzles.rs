@@ -9,11 +9,11 @@ use std::collections::HashSet;
 use serde_json::Value as Json;
 
 use crate::common::{qibase, root, temp_dir};
-use qibase::game::Game;
 use qibase::games::AnyGame;
 use qibase::tablebase::Tablebase;
-use qibase::value::Value;
 use qibase::with_game;
+use qibase::Game;
+use qibase::Value;
 
 /// Loss < draw < win.
 fn class(v: Value) -> u8 {
@@ -45,11 +45,7 @@ fn run_err(args: &[&str]) -> (i32, String) {
 
 /// A puzzle's position, its best move and its wrong moves with their
 /// claimed values.
-type Claims<G> = (
-    <G as qibase::game::Rules>::Pos,
-    String,
-    Vec<(String, String)>,
-);
+type Claims<G> = (<G as qibase::Rules>::Pos, String, Vec<(String, String)>);
 
 /// The structure every puzzle file has, and the legality of every
 /// position and move in it (with the rules of `g`): `best` and `wrong`
@@ -168,7 +164,7 @@ fn puzzles_bad_input() {
 
 #[test]
 fn committed_puzzle_sets() {
-    for id in qibase::GAME_IDS {
+    for id in qibase::games::GAME_IDS {
         let path = root().join(format!("crates/qibase-cli/puzzles/{id}.json"));
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -6,10 +6,10 @@ use crate::common::{qibase, temp_dir};
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
 
-use qibase::game::{Rules, Tiers};
 use qibase::games::Weiming;
 use qibase::solver::solve_in_memory;
 use qibase::Value;
+use qibase::{Rules, Tiers};
 
 fn num(s: &str) -> u64 {
     s.split_whitespace()

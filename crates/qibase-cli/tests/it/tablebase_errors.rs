@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use qibase::game::{Rules, Tiers};
 use qibase::games::Weiming;
 use qibase::tablebase::internals::checksum::checksum64;
 use qibase::tablebase::internals::header::{Layout, PREAMBLE_LEN};
 use qibase::tablebase::internals::parse_layout;
 use qibase::tablebase::{tier_path, write_tier, Tablebase, TierFile, TierStore};
-use qibase::value::Value;
+use qibase::Value;
+use qibase::{Rules, Tiers};
 
 const START: &str = "XXX/S../OOO X -";
 

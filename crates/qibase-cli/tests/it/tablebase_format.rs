@@ -8,13 +8,13 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::common::{qibase, temp_dir};
-use qibase::game::{Game, Notation, Rules, TierKey, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
 use qibase::solver::solve_in_memory;
 use qibase::tablebase::{
     tier_path, write_tier, Tablebase, TbError, TierMeta, TierStats, TierStore, LAST_CONVERT_COMMIT,
 };
-use qibase::value::{Packed, Value};
+use qibase::{Game, Notation, Rules, TierKey, Tiers};
+use qibase::{Packed, Value};
 
 /// Write the solved tiers of `g` into `dir`.
 fn write_all<G: Game>(g: &G, dir: &Path, solved: &HashMap<TierKey, Vec<Packed>>) {

@@ -12,8 +12,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use axum::http::StatusCode;
-use qibase::game::{Notation, Rules, TierKey, Tiers};
 use qibase::games::CannonChess;
+use qibase::{Notation, Rules, TierKey, Tiers};
 use serde_json::{json, Value as Json};
 
 use crate::common::{qibase, temp_dir};

@@ -8,7 +8,9 @@ pub mod cannon_chess;
 pub mod cannons;
 mod describe;
 mod error;
+#[doc(hidden)]
 pub mod grid;
+#[doc(hidden)]
 pub mod rules_hash;
 pub mod variant;
 pub mod weiming;

@@ -95,7 +95,7 @@ impl Exchange for SingleProcess {
 /// have equal sizes but the last). Contiguous runs keep each rank's state
 /// words in one piece of memory, which the operating system pages in
 /// only where the rank writes.
-pub fn owned_regions(regions: usize, ranks: usize, rank: usize) -> Range<usize> {
+pub(crate) fn owned_regions(regions: usize, ranks: usize, rank: usize) -> Range<usize> {
     debug_assert!(rank < ranks);
     let at = |k: usize| (regions as u128 * k as u128 / ranks as u128) as usize;
     at(rank)..at(rank + 1)
@@ -103,7 +103,7 @@ pub fn owned_regions(regions: usize, ranks: usize, rank: usize) -> Range<usize> 
 
 /// The slots of a tier of `n` slots cut into regions of `1 << shift` that
 /// rank `rank` of `ranks` owns.
-pub fn owned_slots(n: usize, shift: u32, ranks: usize, rank: usize) -> Range<usize> {
+pub(crate) fn owned_slots(n: usize, shift: u32, ranks: usize, rank: usize) -> Range<usize> {
     let regions = region_count(n, shift);
     let r = owned_regions(regions, ranks, rank);
     (r.start << shift).min(n)..(r.end << shift).min(n)

@@ -42,12 +42,11 @@ mod tier_options;
 mod verify;
 mod write;
 
-pub use crate::sys::memory::{meminfo, peak_rss_bytes, MemInfo};
 pub use access::random_atomic_rate;
 pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use driver::{solve_game, solve_game_shared};
 pub use error::SolveError;
-pub use exchange::{owned_regions, owned_slots, Exchange, SingleProcess};
+pub use exchange::{Exchange, SingleProcess};
 pub use in_memory::solve_in_memory;
 pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
 pub use observer::SolveObserver;

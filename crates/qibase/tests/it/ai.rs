@@ -10,10 +10,10 @@ use std::collections::HashMap;
 
 use qibase::ai::{choose, choose_index_with_policy, Difficulty, Rng};
 use qibase::analysis::{analyse, principal_variation, MemoryOracle, Oracle};
-use qibase::game::{Game, Notation, Rules, TierKey};
 use qibase::games::{CannonChess, Weiming};
 use qibase::solver::solve_in_memory;
-use qibase::value::{Packed, Value, Wdl};
+use qibase::{Game, Notation, Rules, TierKey};
+use qibase::{Packed, Value, Wdl};
 
 fn class(w: Wdl) -> u8 {
     match w {

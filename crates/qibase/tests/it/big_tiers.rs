@@ -3,9 +3,9 @@
 //! used slot's position belongs to the tier, ranks back to its slot, and
 //! so does each of its symmetric images.
 
-use qibase::game::Tiers;
 use qibase::games::AnyGame;
 use qibase::with_game;
+use qibase::Tiers;
 
 /// Checks the windows of the largest tier of `spec` (which must pass
 /// 2^32 slots); returns the used slots seen.

@@ -11,9 +11,9 @@ use crate::cannon_chess_support::{
 use crate::naive::cannon_chess::{NPos, Naive};
 use crate::naive::NaiveGame;
 use qibase::contract::{check_game, Scope};
-use qibase::game::InputKind;
 use qibase::games::cannon_chess::{CannonChess, CcPos};
 use qibase::numbering::binom;
+use qibase::InputKind;
 use qibase::{EndReason, Notation, ParseError, Rules, Tiers, Value};
 
 fn std_game() -> CannonChess {

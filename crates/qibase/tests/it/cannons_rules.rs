@@ -5,7 +5,7 @@ use qibase::contract::{check_game, Scope};
 use qibase::games::cannons::{CannonsMove, CannonsPos};
 use qibase::games::Cannons;
 use qibase::perft;
-use qibase::rng::Rng;
+use qibase::Rng;
 
 use crate::naive::cannons::Naive;
 use crate::naive::NaiveGame;

@@ -4,10 +4,10 @@
 //! checked against the symmetries.
 
 use qibase::contract::{check_game, check_values, Clause, Scope};
-use qibase::game::{Game, Notation, Rules, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
-use qibase::rng::Rng;
 use qibase::solver::solve_in_memory;
+use qibase::Rng;
+use qibase::{Game, Notation, Rules, Tiers};
 
 /// Walk `g`: the closed subset up to `max_pieces` slot by slot (tiers up to
 /// `full` slots; the rest sampled), solve it and check its values, then
@@ -241,11 +241,11 @@ impl Notation for Wrong {
         self.0.occupancy(p)
     }
 
-    fn geometry(&self) -> qibase::game::Geometry {
+    fn geometry(&self) -> qibase::Geometry {
         self.0.geometry()
     }
 
-    fn move_points(&self, p: &Self::Pos, m: &Self::Move) -> qibase::game::MovePoints {
+    fn move_points(&self, p: &Self::Pos, m: &Self::Move) -> qibase::MovePoints {
         let mut mp = self.0.move_points(p, m);
         if self.1 == Fault::NoCaptures {
             mp.captured.clear();

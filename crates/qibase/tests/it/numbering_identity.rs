@@ -11,8 +11,8 @@
 
 use std::collections::HashMap;
 
-use qibase::game::{Game, TierKey};
 use qibase::games::{CannonChess, Cannons};
+use qibase::{Game, TierKey};
 
 const FIXTURE: &str = include_str!("fixtures/numbering-baseline.txt");
 

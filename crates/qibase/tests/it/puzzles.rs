@@ -7,12 +7,12 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use qibase::analysis::MemoryOracle;
-use qibase::game::{Game, Notation, Rules, TierKey, Tiers};
 use qibase::games::{CannonChess, Weiming};
 use qibase::puzzles::{select, PuzzleError, PuzzleOptions, PuzzleSet, FORMAT};
-use qibase::rng::Rng;
 use qibase::solver::solve_in_memory;
-use qibase::value::{Packed, Value};
+use qibase::Rng;
+use qibase::{Game, Notation, Rules, TierKey, Tiers};
+use qibase::{Packed, Value};
 
 type Tables = HashMap<TierKey, Vec<Packed>>;
 

@@ -7,11 +7,11 @@
 
 use std::collections::HashMap;
 
-use qibase::game::{Game, TierKey, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
 use qibase::reference::solve_forward;
 use qibase::solver::{check_tier, solve_in_memory, TierValues};
-use qibase::value::{Packed, Value};
+use qibase::{Game, TierKey, Tiers};
+use qibase::{Packed, Value};
 use rayon::prelude::*;
 
 fn compare<G: Game>(g: &G, max: Option<u32>) -> usize {

@@ -9,11 +9,11 @@
 //! per symmetry class, so each slot is weighted by the size of its orbit
 //! under the board's 8 symmetries.
 
-use qibase::game::{Notation, Side, Tiers};
 use qibase::games::{AnyGame, Cannons};
 use qibase::numbering::binom;
 use qibase::solver::solve_in_memory;
-use qibase::value::{Packed, Value};
+use qibase::{Notation, Side, Tiers};
+use qibase::{Packed, Value};
 use rayon::prelude::*;
 
 /// (cannons win, soldiers win, draw) of layer `k`, absolute view.
@@ -128,7 +128,7 @@ fn rules_hashes_do_not_change() {
         ("two-cannons:board=4x5", 0x8b18_2427_29f4_f78b),
     ] {
         let any = qibase::games::AnyGame::from_id(spec).unwrap();
-        let got = qibase::with_game!(any, |g| qibase::game::Tiers::rules_hash(g));
+        let got = qibase::with_game!(any, |g| qibase::Tiers::rules_hash(g));
         assert_eq!(got, hash, "{spec}: {got:#018x}");
     }
 }

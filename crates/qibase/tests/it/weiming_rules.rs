@@ -6,10 +6,10 @@
 use std::collections::HashSet;
 
 use qibase::contract::{check_game, Scope};
-use qibase::game::{EndReason, Notation, ParseError, Rules, Side, Tiers};
 use qibase::games::weiming::{WeimingMove, WeimingPos};
 use qibase::games::Weiming;
 use qibase::Value;
+use qibase::{EndReason, Notation, ParseError, Rules, Side, Tiers};
 
 use crate::naive::weiming::{self as naive, idx, Naive};
 use crate::naive::NaiveGame;

@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-pub use qibase::rng::Rng;
+pub use qibase::Rng;
 
 /// A random position string: X and O counts in 0..=max each, random side.
 pub fn random_pos(rng: &mut Rng, w: usize, h: usize, max: usize) -> String {
