@@ -83,6 +83,7 @@ pub mod tablebase;
 mod tier_values;
 mod tier_walk;
 pub mod value;
+pub mod verify;
 
 // The OS- and CPU-specific helpers, under their short names.
 use sys::{hugemem, prefetch};

@@ -87,7 +87,9 @@ pub(super) struct Callbacks<'a> {
 impl Callbacks<'_> {
     /// The options of a tier's solve that these callbacks make.
     pub fn tier_options(&self) -> TierOptions<'_> {
-        TierOptions::default().progress(self.progress).stop(self.stop)
+        TierOptions::default()
+            .progress(self.progress)
+            .stop(self.stop)
     }
 }
 

@@ -20,7 +20,6 @@
 //! answers).
 
 mod access;
-mod check;
 mod driver;
 mod error;
 mod exchange;
@@ -39,12 +38,10 @@ mod spill;
 mod state;
 mod tier;
 mod tier_options;
-mod verify;
 mod write;
 
 pub use crate::sys::memory::{meminfo, peak_rss_bytes, MemInfo};
 pub use access::random_atomic_rate;
-pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use driver::{solve_game, solve_game_shared};
 pub use error::SolveError;
 pub use exchange::{owned_regions, owned_slots, Exchange, SingleProcess};
@@ -54,13 +51,22 @@ pub use observer::SolveObserver;
 pub use options::SolveOptions;
 pub use plan::{human_bytes, BudgetPlan, SolvePlan, TierPlan, TierShape, WHOLE_TIER_BYTES};
 pub use report::TierReport;
-pub use spill::{check_tier_out_of_core, interrupted_solve};
+pub use spill::interrupted_solve;
 pub use tier::{solve_tier, SolvedTier};
 pub use tier_options::{Progress, TierOptions};
-pub use verify::{verify_game, TierCheck, VerifyObserver, VerifySummary};
 
 pub use crate::tier_values::TierValues;
 pub use crate::tier_walk::TierWalk;
+
+// What the verifier (`crate::verify`) reuses of the solver: the raw
+// files, the answering of requests block by block, the accumulators of
+// the best move's value, and the plan's memory model of a check.
+pub(crate) use plan::{check_window, verify_out_of_core};
+pub(crate) use requests::{fold_known, Request, DRAW_SEEN};
+pub(crate) use spill::{answer_requests, raw_from_file, BatchSlots, RawArray};
+pub(crate) use state::CHUNK;
+#[cfg(test)]
+pub(crate) use tier::solve_plain;
 
 #[cfg(test)]
 mod tests;

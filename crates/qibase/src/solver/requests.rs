@@ -20,7 +20,7 @@ use crate::value::{Packed, Value};
 
 /// A lower-tier request: `(table << 56 | rank, asker)`, the asker the
 /// slot offset of the asking position in the states being scanned.
-pub(super) type Request = (u64, u32);
+pub(crate) type Request = (u64, u32);
 
 /// The number of distinct in-tier children of `p` (a position of tier `t`
 /// the rules do not end), with its lower-tier children in `children`.
@@ -187,7 +187,7 @@ impl Answers {
 /// the accumulators `best` and `longest` (see [`Answers`]): `false`
 /// (nothing folded) if it holds no value.
 #[inline]
-pub(super) fn fold_known(word: u16, at: usize, best: &[AtomicU16], longest: &[AtomicU16]) -> bool {
+pub(crate) fn fold_known(word: u16, at: usize, best: &[AtomicU16], longest: &[AtomicU16]) -> bool {
     match Packed::from_bits(word).value() {
         Some(Value::Loss(r)) => {
             best[at].fetch_min(r + 1, Relaxed);
@@ -206,7 +206,7 @@ pub(super) fn fold_known(word: u16, at: usize, best: &[AtomicU16], longest: &[At
 }
 
 /// The bit of an accumulator of longest wins that says a child is a draw.
-pub(super) const DRAW_SEEN: u16 = 0x8000;
+pub(crate) const DRAW_SEEN: u16 = 0x8000;
 
 /// What settling a chunk of scanned slots found.
 pub(super) struct Settled<S> {

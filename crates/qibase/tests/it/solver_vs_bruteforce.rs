@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use qibase::game::{Game, TierKey, Tiers};
 use qibase::games::{CannonChess, Cannons, Weiming};
 use qibase::reference::solve_forward;
-use qibase::solver::{check_tier, solve_in_memory, TierValues};
+use qibase::solver::{solve_in_memory, TierValues};
 use qibase::value::{Packed, Value};
+use qibase::verify::check_tier;
 use rayon::prelude::*;
 
 fn compare<G: Game>(g: &G, max: Option<u32>) -> usize {

@@ -43,7 +43,7 @@ pub(super) fn create(path: &Path) -> Result<File, TbError> {
 /// An array of `len` u16 words in a scratch file: a tier's state words
 /// while it is solved, then its values for the tiers above it. The file is
 /// removed when the array is dropped.
-pub(in crate::solver) struct RawArray {
+pub(crate) struct RawArray {
     file: File,
     path: PathBuf,
     len: u64,

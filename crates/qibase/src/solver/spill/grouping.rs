@@ -117,7 +117,7 @@ fn split(pieces: &[Vec<Request>], total: usize, runs: usize) -> Vec<&[Vec<Reques
 /// `1 << LOWER_BLOCK_SHIFT` slots, each block's asked span read once, and
 /// `f(word, asker, table, rank)` called for each (in parallel, in no set
 /// order: what it does must commute). Every rank must be inside its table.
-pub(super) fn answer_requests(
+pub(crate) fn answer_requests(
     tables: &[&RawArray],
     requests: Vec<Vec<Request>>,
     f: impl Fn(u16, u32, usize, u64) + Sync,

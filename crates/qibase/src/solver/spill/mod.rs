@@ -8,7 +8,6 @@
 //! the plan's ([`super::plan`]).
 
 mod batch;
-mod check;
 mod checkpoint;
 mod files;
 mod grouping;
@@ -18,8 +17,10 @@ mod tier;
 
 use std::path::{Path, PathBuf};
 
-pub use check::check_tier_out_of_core;
-pub(super) use files::RawArray;
+pub(crate) use batch::BatchSlots;
+pub(crate) use files::RawArray;
+pub(crate) use grouping::answer_requests;
+pub(crate) use run::raw_from_file;
 pub(super) use run::Budgeted;
 
 pub(super) use tier::{solve_spilled, RawLower, Start};

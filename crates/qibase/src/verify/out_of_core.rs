@@ -14,20 +14,19 @@
 //! shortest loss among the children, else a draw if a child is one, else
 //! a loss one ply longer than the longest win.
 //!
-//! [`check_tier`]: crate::solver::check_tier
+//! [`check_tier`]: crate::verify::check_tier
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::batch::BatchSlots;
-use super::files::RawArray;
-use super::grouping::answer_requests;
+use super::check::{CheckReport, Inconsistency};
 use crate::game::{TierKey, Tiers};
-use crate::solver::check::{CheckReport, Inconsistency};
-use crate::solver::requests::{fold_known, Request, DRAW_SEEN};
-use crate::solver::state::CHUNK;
+use crate::solver::{
+    answer_requests, check_window, fold_known, raw_from_file, BatchSlots, RawArray, Request, CHUNK,
+    DRAW_SEEN,
+};
 use crate::tablebase::{TbError, TierStore};
 use crate::value::{Packed, Value};
 
@@ -68,10 +67,10 @@ pub fn check_tier_out_of_core<G: crate::game::Game>(
     keys.extend(g.tier_deps(t));
     let raws: Vec<RawArray> = keys
         .iter()
-        .map(|&k| super::run::raw_from_file(store, k, scratch))
+        .map(|&k| raw_from_file(store, k, scratch))
         .collect::<Result<_, _>>()?;
     let tables: Vec<(TierKey, &RawArray)> = keys.iter().copied().zip(raws.iter()).collect();
-    let (window, batch) = crate::solver::plan::check_window(budget);
+    let (window, batch) = check_window(budget);
     let window = window.max(CHUNK as u64);
     check_raw(
         g,
@@ -87,7 +86,7 @@ pub fn check_tier_out_of_core<G: crate::game::Game>(
 /// The check of tier `tables[0]` against its own values and those of
 /// the lower tiers after it, windows of `window` slots, batches of about
 /// `batch` requests.
-pub(in crate::solver) fn check_raw<G: Tiers>(
+fn check_raw<G: Tiers>(
     g: &G,
     t: TierKey,
     tables: &[(TierKey, &RawArray)],
@@ -256,9 +255,9 @@ fn ask<G: Tiers>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::check_tier;
-    use crate::solver::tier::solve_plain;
+    use crate::solver::solve_plain;
     use crate::tier_values::TierValues;
+    use crate::verify::check_tier;
 
     /// On every tier of a subset, with windows and batches far smaller
     /// than the tier, the out-of-core check finds what the in-memory one
