@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use clap::Args;
 
+use crate::access::random_atomic_rate;
 use qibase::game::Rules;
-use qibase::solver::{peak_rss_bytes, random_atomic_rate, solve_game, SolveOptions, TierReport};
+use qibase::solver::{peak_rss_bytes, solve_game, SolveOptions, TierReport};
 use qibase::with_game;
 use qibase_cli::cli::solve::{print_table, thread_pool};
 use qibase_cli::cli::{game_by_id, CliError, CliResult};

@@ -98,6 +98,11 @@ pub use perft::perft;
 pub use rng::Rng;
 pub use solver::{solve_game, solve_in_memory, SolveError, SolveObserver, SolveOptions};
 pub use sys::cpu::{check_cpu, UnsupportedCpu};
+/// Zeroed atomic 16-bit words on huge pages where the OS gives them (the
+/// solver's state words), for the benchmarks.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub use sys::hugemem::zeroed_atomic_u16;
 /// Start loading the cache line that holds a value: a hint that never
 /// faults, for callers that batch random reads of tables larger than the
 /// caches, as the solver and `verify` do.

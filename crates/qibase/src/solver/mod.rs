@@ -19,7 +19,6 @@
 //! solvers of each mode, and [`TierReport`] / [`SolveError`] (what it
 //! answers).
 
-mod access;
 mod driver;
 mod error;
 mod exchange;
@@ -41,7 +40,6 @@ mod tier_options;
 mod write;
 
 pub use crate::sys::memory::{meminfo, peak_rss_bytes, MemInfo};
-pub use access::random_atomic_rate;
 pub use driver::{solve_game, solve_game_shared};
 pub use error::SolveError;
 pub use exchange::{owned_regions, owned_slots, Exchange, SingleProcess};
