@@ -65,6 +65,3 @@ pub(crate) use spill::{answer_requests, raw_from_file, BatchSlots, RawArray};
 pub(crate) use state::CHUNK;
 #[cfg(test)]
 pub(crate) use tier::solve_plain;
-
-#[cfg(test)]
-mod tests;
