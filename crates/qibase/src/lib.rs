@@ -75,6 +75,7 @@ pub mod games;
 pub mod numbering;
 mod perft;
 pub mod puzzles;
+mod raw;
 pub mod reference;
 pub mod rng;
 pub mod solver;

@@ -57,11 +57,11 @@ pub use crate::tier_values::TierValues;
 pub use crate::tier_walk::TierWalk;
 
 // What the verifier (`crate::verify`) reuses of the solver: the raw
-// files, the answering of requests block by block, the accumulators of
-// the best move's value, and the plan's memory model of a check.
+// copies of tier files, the batches of requests, the accumulators of the
+// best move's value, and the plan's memory model of a check.
 pub(crate) use plan::{check_window, verify_out_of_core};
-pub(crate) use requests::{fold_known, Request, DRAW_SEEN};
-pub(crate) use spill::{answer_requests, raw_from_file, BatchSlots, RawArray};
+pub(crate) use requests::{fold_known, DRAW_SEEN};
+pub(crate) use spill::{raw_from_file, BatchSlots};
 pub(crate) use state::CHUNK;
 #[cfg(test)]
 pub(crate) use tier::solve_plain;

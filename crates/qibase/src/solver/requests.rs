@@ -16,11 +16,8 @@ use rayon::prelude::*;
 use super::slot::Slot;
 use super::state::{self, is_open, pack, Found, CHUNK, COUNT, LOSSES, WINS};
 use crate::game::{TierKey, Tiers};
+use crate::raw::Request;
 use crate::value::{Packed, Value};
-
-/// A lower-tier request: `(table << 56 | rank, asker)`, the asker the
-/// slot offset of the asking position in the states being scanned.
-pub(crate) type Request = (u64, u32);
 
 /// The number of distinct in-tier children of `p` (a position of tier `t`
 /// the rules do not end), with its lower-tier children in `children`.

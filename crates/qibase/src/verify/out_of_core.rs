@@ -23,10 +23,8 @@ use rayon::prelude::*;
 
 use super::check::{CheckReport, Inconsistency};
 use crate::game::{TierKey, Tiers};
-use crate::solver::{
-    answer_requests, check_window, fold_known, raw_from_file, BatchSlots, RawArray, Request, CHUNK,
-    DRAW_SEEN,
-};
+use crate::raw::{answer_requests, RawArray, Request};
+use crate::solver::{check_window, fold_known, raw_from_file, BatchSlots, CHUNK, DRAW_SEEN};
 use crate::tablebase::{TbError, TierStore};
 use crate::value::{Packed, Value};
 

@@ -10,7 +10,6 @@
 mod batch;
 mod checkpoint;
 mod files;
-mod grouping;
 mod levels;
 mod run;
 mod tier;
@@ -19,7 +18,6 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use batch::BatchSlots;
 pub(crate) use files::RawArray;
-pub(crate) use grouping::answer_requests;
 pub(crate) use run::raw_from_file;
 pub(super) use run::Budgeted;
 

@@ -10,16 +10,20 @@
 
 use rayon::prelude::*;
 
-use super::files::RawArray;
-use crate::solver::requests::Request;
+use super::RawArray;
 use crate::tablebase::TbError;
+
+/// A lookup: `(table << 56 | rank, asker)`, the asker a number the caller
+/// gives (the solver: the slot offset of the asking position in the
+/// states being scanned).
+pub(crate) type Request = (u64, u32);
 
 /// Slots of a lower tier read as one block when answering requests.
 const LOWER_BLOCK_SHIFT: u32 = 13;
 
 /// A batch's requests in group order, group `k` at
 /// `requests[starts[k]..starts[k + 1]]`.
-pub(super) struct Grouped {
+pub(crate) struct Grouped {
     pub requests: Vec<Request>,
     pub starts: Vec<usize>,
 }
@@ -28,7 +32,7 @@ pub(super) struct Grouped {
 /// into `groups` groups by `group` of the request's key. Within a group
 /// requests keep their order in the batch (pieces in order), as a serial
 /// stable counting sort of the whole batch would leave them.
-pub(super) fn group_requests(
+pub(crate) fn group_requests(
     pieces: &[Vec<Request>],
     groups: usize,
     group: impl Fn(u64) -> usize + Sync,
