@@ -60,7 +60,7 @@ pub use crate::tier_walk::TierWalk;
 // copies of tier files, the batches of requests, the accumulators of the
 // best move's value, and the plan's memory model of a check.
 pub(crate) use plan::{check_window, verify_out_of_core};
-pub(crate) use requests::{fold_known, DRAW_SEEN};
+pub(crate) use requests::Answers;
 pub(crate) use spill::{raw_from_file, BatchSlots};
 pub(crate) use state::CHUNK;
 #[cfg(test)]

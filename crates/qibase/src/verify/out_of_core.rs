@@ -17,14 +17,14 @@
 //! [`check_tier`]: crate::verify::check_tier
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
 use super::check::{CheckReport, Inconsistency};
 use crate::game::{TierKey, Tiers};
 use crate::raw::{answer_requests, RawArray, Request};
-use crate::solver::{check_window, fold_known, raw_from_file, BatchSlots, CHUNK, DRAW_SEEN};
+use crate::solver::{check_window, raw_from_file, Answers, BatchSlots, CHUNK};
 use crate::tablebase::{TbError, TierStore};
 use crate::value::{Packed, Value};
 
@@ -99,8 +99,7 @@ fn check_raw<G: Tiers>(
     let mut stored = vec![0u16; window];
     let mut kind = vec![0u8; window];
     let mut rule = vec![0u16; window];
-    let best: Vec<AtomicU16> = (0..window).map(|_| AtomicU16::new(u16::MAX)).collect();
-    let longest: Vec<AtomicU16> = (0..window).map(|_| AtomicU16::new(0)).collect();
+    let answers = Answers::new(window);
     let missing: Vec<AtomicBool> = (0..window).map(|_| AtomicBool::new(false)).collect();
     let mut batch = BatchSlots::new(batch, REQUESTS_PER_SLOT);
     let mut report = CheckReport::default();
@@ -108,8 +107,7 @@ fn check_raw<G: Tiers>(
         let len = (n - lo).min(window);
         tables[0].1.read(lo as u64, &mut stored[..len])?;
         kind[..len].fill(UNUSED);
-        best[..len].iter().for_each(|a| a.store(u16::MAX, Relaxed));
-        longest[..len].iter().for_each(|a| a.store(0, Relaxed));
+        answers.clear(len);
         missing[..len].iter().for_each(|a| a.store(false, Relaxed));
         let mut at = lo;
         while at < lo + len {
@@ -140,7 +138,7 @@ fn check_raw<G: Tiers>(
                 at = end;
             }
             answer_requests(&raws, requests, |word, asker, _, _| {
-                if !fold_known(word, asker as usize, &best, &longest) {
+                if !answers.fold_known(word, asker as usize) {
                     missing[asker as usize].store(true, Relaxed);
                 }
             })?;
@@ -157,17 +155,7 @@ fn check_raw<G: Tiers>(
                         RULED => Packed::from_bits(rule[k]).value(),
                         NO_MOVES => Some(Value::Loss(0)),
                         _ if missing[k].load(Relaxed) => None,
-                        _ => {
-                            let b = best[k].load(Relaxed);
-                            let l = longest[k].load(Relaxed);
-                            Some(if b != u16::MAX {
-                                Value::Win(b)
-                            } else if l & DRAW_SEEN != 0 {
-                                Value::Draw
-                            } else {
-                                Value::Loss((l & !DRAW_SEEN) + 1)
-                            })
-                        }
+                        _ => Some(answers.value(k)),
                     };
                     part.checked += 1;
                     let got = Packed::from_bits(stored[k]).value();
