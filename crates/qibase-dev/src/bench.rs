@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use clap::Args;
 
+use crate::access::random_atomic_rate;
 use qibase::peak_rss_bytes;
-use qibase::solver::{random_atomic_rate, solve_game, SolveOptions, TierReport};
+use qibase::solver::{solve_game, SolveOptions, TierReport};
 use qibase::with_game;
 use qibase::Rules;
 use qibase_cli::cli::solve::{print_table, thread_pool};

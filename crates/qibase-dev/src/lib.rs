@@ -1,7 +1,9 @@
 //! qibase's measurement tools as a library, so that the examples share the
 //! benchmarks' samplers: `bench` (move generation and a solve from
-//! scratch), `bench_probe` (random lookups), `bench_http` (load on `serve`).
+//! scratch), `access` (the machine's random-access rate), `bench_probe`
+//! (random lookups), `bench_http` (load on `serve`).
 
+pub mod access;
 pub mod bench;
 pub mod bench_http;
 pub mod bench_probe;

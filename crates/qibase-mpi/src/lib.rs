@@ -218,18 +218,6 @@ impl Exchange for MpiExchange {
         got_counts.into_iter().zip(out).collect()
     }
 
-    fn broadcast(&self, root: usize, buf: &mut [u16]) {
-        if self.rank() == root {
-            let copies = (self.ranks() - 1) * buf.len() * 2;
-            self.sent.fetch_add(copies as u64, Relaxed);
-        }
-        let root = self.world.process_at_rank(root as i32);
-        let _one = self.lock();
-        for piece in buf.chunks_mut(ROUND_ELEMENTS) {
-            root.broadcast_into(piece);
-        }
-    }
-
     fn broadcast_bytes(&self, root: usize, bytes: &mut Vec<u8>) {
         let at = self.world.process_at_rank(root as i32);
         let _one = self.lock();

@@ -44,8 +44,8 @@ use rayon::prelude::*;
 
 use crate::game::{child_ranks_by_moves, Game, TierKey};
 use crate::rng::Rng;
-use crate::solver::derive_value;
 use crate::value::{Packed, Value};
+use crate::verify::derive_value;
 
 /// Most distinct in-tier children a position may have: the solver counts
 /// undecided children in the low 7 bits of a byte per slot.

@@ -82,6 +82,7 @@ pub mod games;
 pub mod numbering;
 mod perft;
 pub mod puzzles;
+mod raw;
 #[doc(hidden)]
 pub mod reference;
 mod rng;
@@ -91,6 +92,7 @@ pub mod tablebase;
 mod tier_values;
 mod tier_walk;
 mod value;
+pub mod verify;
 
 // The OS- and CPU-specific helpers, under their short names.
 use sys::{hugemem, prefetch};
@@ -104,6 +106,11 @@ pub use game::{
 pub use perft::perft;
 pub use rng::Rng;
 pub use sys::cpu::{check_cpu, UnsupportedCpu};
+/// Zeroed atomic 16-bit words on huge pages where the OS gives them (the
+/// solver's state words), for the benchmarks.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub use sys::hugemem::zeroed_atomic_u16;
 pub use sys::memory::{meminfo, peak_rss_bytes, MemInfo};
 /// Start loading the cache line that holds a value: a hint that never
 /// faults, for callers that batch random reads of tables larger than the

@@ -10,8 +10,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
 use crate::hint::{hint, solve_command};
-use qibase::solver::{verify_game, CheckReport, TierCheck, VerifyObserver};
 use qibase::tablebase::{game_dir, TierStore};
+use qibase::verify::{verify_game, CheckReport, TierCheck, VerifyObserver};
 use qibase::with_game;
 use qibase::{Game, Notation, TierKey, Tiers};
 

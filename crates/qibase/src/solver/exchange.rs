@@ -46,8 +46,6 @@ pub trait Exchange: Sync {
         msgs: Vec<Vec<u16>>,
         recv_counts: usize,
     ) -> Vec<(Vec<u32>, Vec<u16>)>;
-    /// Rank `root`'s `buf` into every rank's `buf` (equal lengths).
-    fn broadcast(&self, root: usize, buf: &mut [u16]);
     /// Rank `root`'s bytes into every rank's `bytes` (any length).
     fn broadcast_bytes(&self, root: usize, bytes: &mut Vec<u8>);
     /// Bytes this rank has sent to other ranks so far.
@@ -82,7 +80,6 @@ impl Exchange for SingleProcess {
     ) -> Vec<(Vec<u32>, Vec<u16>)> {
         vec![(counts.swap_remove(0), msgs.swap_remove(0))]
     }
-    fn broadcast(&self, _root: usize, _buf: &mut [u16]) {}
     fn broadcast_bytes(&self, _root: usize, _bytes: &mut Vec<u8>) {}
     fn bytes_sent(&self) -> u64 {
         0
@@ -152,8 +149,8 @@ mod tests {
 }
 
 /// Ranks as threads of one process, for tests: the multi-rank paths of the
-/// solver (ownership, routing, the shared end of the levels, the final
-/// broadcast) without MPI.
+/// solver (ownership, routing, the shared end of the levels, the
+/// broadcast of rank 0's bytes) without MPI.
 #[cfg(test)]
 pub(super) mod threads {
     use super::Exchange;
@@ -167,7 +164,6 @@ pub(super) mod threads {
         barrier: Barrier,
         numbers: Mutex<Vec<u64>>,
         mail: Mutex<Vec<Vec<Option<Mail>>>>,
-        words: Mutex<Vec<u16>>,
         bytes: Mutex<Vec<u8>>,
     }
 
@@ -178,7 +174,6 @@ pub(super) mod threads {
                 barrier: Barrier::new(ranks),
                 numbers: Mutex::new(vec![0; ranks]),
                 mail: Mutex::new(vec![vec![None; ranks]; ranks]),
-                words: Mutex::new(Vec::new()),
                 bytes: Mutex::new(Vec::new()),
             }
         }
@@ -240,17 +235,6 @@ pub(super) mod threads {
             assert!(got.iter().all(|(c, _)| c.len() == recv_counts));
             s.barrier.wait();
             got
-        }
-        fn broadcast(&self, root: usize, buf: &mut [u16]) {
-            let s = self.shared;
-            if self.rank == root {
-                *s.words.lock().unwrap() = buf.to_vec();
-            }
-            s.barrier.wait();
-            if self.rank != root {
-                buf.copy_from_slice(&s.words.lock().unwrap());
-            }
-            s.barrier.wait();
         }
         fn broadcast_bytes(&self, root: usize, bytes: &mut Vec<u8>) {
             let s = self.shared;

@@ -19,8 +19,6 @@
 //! solvers of each mode, and [`TierReport`] / [`SolveError`] (what it
 //! answers).
 
-mod access;
-mod check;
 mod driver;
 mod error;
 mod exchange;
@@ -39,11 +37,8 @@ mod spill;
 mod state;
 mod tier;
 mod tier_options;
-mod verify;
 mod write;
 
-pub use access::random_atomic_rate;
-pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
 pub use driver::{solve_game, solve_game_shared};
 pub use error::SolveError;
 pub use exchange::{Exchange, SingleProcess};
@@ -53,13 +48,19 @@ pub use observer::SolveObserver;
 pub use options::SolveOptions;
 pub use plan::{human_bytes, BudgetPlan, SolvePlan, TierPlan, TierShape, WHOLE_TIER_BYTES};
 pub use report::TierReport;
-pub use spill::{check_tier_out_of_core, interrupted_solve};
+pub use spill::interrupted_solve;
 pub use tier::{solve_tier, SolvedTier};
 pub use tier_options::{Progress, TierOptions};
-pub use verify::{verify_game, TierCheck, VerifyObserver, VerifySummary};
 
 pub use crate::tier_values::TierValues;
 pub use crate::tier_walk::TierWalk;
 
+// What the verifier (`crate::verify`) reuses of the solver: the raw
+// copies of tier files, the batches of requests, the accumulators of the
+// best move's value, and the plan's memory model of a check.
+pub(crate) use plan::{check_window, verify_out_of_core};
+pub(crate) use requests::Answers;
+pub(crate) use spill::{raw_from_file, BatchSlots};
+pub(crate) use state::CHUNK;
 #[cfg(test)]
-mod tests;
+pub(crate) use tier::solve_plain;

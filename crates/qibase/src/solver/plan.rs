@@ -404,13 +404,13 @@ fn in_memory_tuning(budget: u64) -> Tuning {
 /// Whether `verify` checks a tier of `slots` slots, reading tiers of
 /// `dep_slots` slots in all, out of core under `budget`: when their
 /// values do not fit.
-pub(super) fn verify_out_of_core(slots: u64, dep_slots: u64, budget: Option<u64>) -> bool {
+pub(crate) fn verify_out_of_core(slots: u64, dep_slots: u64, budget: Option<u64>) -> bool {
     budget.is_some_and(|b| VALUE_BYTES_PER_SLOT * (slots + dep_slots) > b)
 }
 
 /// The out-of-core check's window (in slots) and batch of requests under
 /// `budget`: a quarter of it for the window, half for the requests.
-pub(super) fn check_window(budget: u64) -> (u64, u64) {
+pub(crate) fn check_window(budget: u64) -> (u64, u64) {
     (
         budget / 4 / CHECK_WINDOW_BYTES_PER_SLOT,
         (budget / 2 / BYTES_PER_REQUEST).max(1),

@@ -16,11 +16,8 @@ use rayon::prelude::*;
 use super::slot::Slot;
 use super::state::{self, is_open, pack, Found, CHUNK, COUNT, LOSSES, WINS};
 use crate::game::{TierKey, Tiers};
+use crate::raw::Request;
 use crate::value::{Packed, Value};
-
-/// A lower-tier request: `(table << 56 | rank, asker)`, the asker the
-/// slot offset of the asking position in the states being scanned.
-pub(super) type Request = (u64, u32);
 
 /// The number of distinct in-tier children of `p` (a position of tier `t`
 /// the rules do not end), with its lower-tier children in `children`.
@@ -136,14 +133,14 @@ pub(super) fn scan<G: Tiers, S: Slot>(
 /// (`u16::MAX`: none); `longest`, the longest lower-tier win, with
 /// [`DRAW_SEEN`] set if a child is a draw. Both are commutative, so the
 /// answers may come in any order.
-pub(super) struct Answers {
+pub(crate) struct Answers {
     best: Vec<AtomicU16>,
     longest: Vec<AtomicU16>,
 }
 
 impl Answers {
     /// Room for `len` asking slots.
-    pub fn new(len: usize) -> Answers {
+    pub(crate) fn new(len: usize) -> Answers {
         let mut best: Vec<AtomicU16> = Vec::new();
         let mut longest: Vec<AtomicU16> = Vec::new();
         best.resize_with(len, || AtomicU16::new(u16::MAX));
@@ -152,19 +149,32 @@ impl Answers {
     }
 
     /// No answers yet for the first `len` slots (a new round).
-    pub fn clear(&self, len: usize) {
+    pub(crate) fn clear(&self, len: usize) {
         self.best[..len]
             .iter()
             .for_each(|a| a.store(u16::MAX, Relaxed));
         self.longest[..len].iter().for_each(|a| a.store(0, Relaxed));
     }
 
+    /// Fold the value `word` of a child of the slot at `at`: `false`
+    /// (nothing folded) if it holds no value.
+    #[inline]
+    pub(crate) fn fold_known(&self, word: u16, at: usize) -> bool {
+        fold_known(word, at, &self.best, &self.longest)
+    }
+
+    /// The value of the slot at `at` as its answered children make it,
+    /// when they are all its children.
+    pub(crate) fn value(&self, at: usize) -> Value {
+        value_of_children(self.best[at].load(Relaxed), self.longest[at].load(Relaxed))
+    }
+
     /// Fold the value `word` of a lower-tier child of the slot at `at`;
     /// `which` names the child (tier, slot) for the panic of an unsolved
     /// one.
     #[inline]
-    pub fn fold(&self, word: u16, at: usize, which: impl Fn() -> (TierKey, u64)) {
-        if !fold_known(word, at, &self.best, &self.longest) {
+    pub(super) fn fold(&self, word: u16, at: usize, which: impl Fn() -> (TierKey, u64)) {
+        if !self.fold_known(word, at) {
             let (t, i) = which();
             panic!("tier {t} slot {i} has no solved value (missing tier dependency)")
         }
@@ -172,7 +182,7 @@ impl Answers {
 
     /// [`settle`] the counted positions of `states`, whose first slot is
     /// `first`, from their answers: a chunk per task.
-    pub fn settle<S: Slot>(&self, first: usize, states: &[AtomicU16]) -> Vec<Settled<S>> {
+    pub(super) fn settle<S: Slot>(&self, first: usize, states: &[AtomicU16]) -> Vec<Settled<S>> {
         states
             .par_chunks(CHUNK)
             .zip(self.best.par_chunks(CHUNK))
@@ -187,7 +197,7 @@ impl Answers {
 /// the accumulators `best` and `longest` (see [`Answers`]): `false`
 /// (nothing folded) if it holds no value.
 #[inline]
-pub(super) fn fold_known(word: u16, at: usize, best: &[AtomicU16], longest: &[AtomicU16]) -> bool {
+fn fold_known(word: u16, at: usize, best: &[AtomicU16], longest: &[AtomicU16]) -> bool {
     match Packed::from_bits(word).value() {
         Some(Value::Loss(r)) => {
             best[at].fetch_min(r + 1, Relaxed);
@@ -206,7 +216,21 @@ pub(super) fn fold_known(word: u16, at: usize, best: &[AtomicU16], longest: &[At
 }
 
 /// The bit of an accumulator of longest wins that says a child is a draw.
-pub(super) const DRAW_SEEN: u16 = 0x8000;
+const DRAW_SEEN: u16 = 0x8000;
+
+/// The value of a position from the accumulators `best` and `longest` of
+/// all its children (see [`Answers`]): a win one ply longer than the
+/// shortest loss among them, else a draw if one is a draw, else a loss
+/// one ply longer than the longest win.
+fn value_of_children(best: u16, longest: u16) -> Value {
+    if best != u16::MAX {
+        Value::Win(best)
+    } else if longest & DRAW_SEEN != 0 {
+        Value::Draw
+    } else {
+        Value::Loss((longest & !DRAW_SEEN) + 1)
+    }
+}
 
 /// What settling a chunk of scanned slots found.
 pub(super) struct Settled<S> {
@@ -241,13 +265,7 @@ fn settle<S: Slot>(
         let l = longest[k].load(Relaxed);
         let (has_draw, lower_max) = (l & DRAW_SEEN != 0, l & !DRAW_SEEN);
         if count == 0 {
-            let v = if let Some(b) = best_win {
-                Value::Win(b)
-            } else if has_draw {
-                Value::Draw
-            } else {
-                Value::Loss(lower_max + 1)
-            };
+            let v = value_of_children(b, l);
             s.store(pack(v), Relaxed);
             match v {
                 Value::Loss(r) => out.decided[LOSSES].push((r, i)),

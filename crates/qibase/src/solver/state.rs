@@ -60,7 +60,7 @@ pub(super) fn lower_max(s: u16) -> Option<u16> {
 const _: () = assert!(UNDECIDED.to_bits() == 0);
 
 /// Slots handled per rayon task of the initial pass.
-pub(super) const CHUNK: usize = 1 << 12;
+pub(crate) const CHUNK: usize = 1 << 12;
 
 /// Pack a decided value, which must stay below the open states.
 #[inline]

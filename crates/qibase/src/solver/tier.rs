@@ -322,7 +322,7 @@ fn init_batch<G: Tiers, S: Slot>(
 
 /// Tier `t` solved in memory with the default options (tests).
 #[cfg(test)]
-pub(super) fn solve_plain<G: Tiers>(g: &G, t: TierKey, lower: &TierValues) -> SolvedTier {
+pub(crate) fn solve_plain<G: Tiers>(g: &G, t: TierKey, lower: &TierValues) -> SolvedTier {
     solve_tuned(g, t, lower, Default::default())
 }
 

@@ -23,6 +23,19 @@ pub fn zeroed_u16(n: usize) -> Vec<u16> {
     v
 }
 
+/// A vector of `n` atomic zeros on huge pages, as [`zeroed_u16`]: the
+/// memory of the solver's state words, for the benchmark that measures
+/// the machine's random-access rate on it.
+#[cfg(feature = "internals")]
+pub fn zeroed_atomic_u16(n: usize) -> Vec<std::sync::atomic::AtomicU16> {
+    let mut v = std::mem::ManuallyDrop::new(zeroed_u16(n));
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: AtomicU16 has the same size, alignment and bit validity as
+    // u16, so the allocation (taken over whole, its old owner forgotten)
+    // holds `len` valid atomics in room for `cap`, and frees the same way.
+    unsafe { Vec::from_raw_parts(ptr.cast(), len, cap) }
+}
+
 /// Ask for huge pages on the 2 MiB-aligned part of `v`'s memory. A hint:
 /// if the kernel refuses, the memory simply stays on small pages.
 fn advise_huge<T>(v: &[T]) {

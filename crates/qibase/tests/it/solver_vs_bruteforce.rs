@@ -9,7 +9,8 @@ use std::collections::HashMap;
 
 use qibase::games::{CannonChess, Cannons, Weiming};
 use qibase::reference::solve_forward;
-use qibase::solver::{check_tier, solve_in_memory, TierValues};
+use qibase::solver::{solve_in_memory, TierValues};
+use qibase::verify::check_tier;
 use qibase::{Game, TierKey, Tiers};
 use qibase::{Packed, Value};
 use rayon::prelude::*;

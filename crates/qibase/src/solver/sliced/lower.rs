@@ -6,9 +6,10 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::game::TierKey;
+use crate::raw::Request;
 use crate::solver::exchange::{owned_slots, Exchange};
 use crate::solver::propagate::region_shift;
-use crate::solver::requests::{Answers, Request};
+use crate::solver::requests::Answers;
 use crate::value::Packed;
 
 /// The low 56 bits of a request's key: the slot in its lower tier.

@@ -22,7 +22,7 @@ use crate::solver::state::CHUNK;
 const SCALE: usize = 16;
 
 /// Rounds of slots that fill batches of a bounded number of requests.
-pub(super) struct BatchSlots {
+pub(crate) struct BatchSlots {
     /// Requests one batch may hold.
     requests: usize,
     /// Requests per slot assumed: the guess, or the highest rate a round
@@ -35,7 +35,7 @@ pub(super) struct BatchSlots {
 impl BatchSlots {
     /// Batches of at most about `requests` requests, from slots assumed to
     /// ask at least `per_slot` requests each.
-    pub(super) fn new(requests: usize, per_slot: usize) -> Self {
+    pub(crate) fn new(requests: usize, per_slot: usize) -> Self {
         BatchSlots {
             requests,
             rate: (per_slot * SCALE).max(1),
@@ -46,7 +46,7 @@ impl BatchSlots {
     /// Slots of the next round of a batch that holds `asked` requests so
     /// far; `None` when the batch is full. An empty batch always takes a
     /// round of at least a chunk a thread.
-    pub(super) fn round(&self, asked: usize) -> Option<usize> {
+    pub(crate) fn round(&self, asked: usize) -> Option<usize> {
         let room = self.requests.saturating_sub(asked).saturating_mul(SCALE);
         let slots = room / self.rate / 2;
         if asked == 0 {
@@ -59,7 +59,7 @@ impl BatchSlots {
     }
 
     /// A round covered `slots` slots and asked `asked` requests.
-    pub(super) fn observe(&mut self, slots: usize, asked: usize) {
+    pub(crate) fn observe(&mut self, slots: usize, asked: usize) {
         if slots == 0 {
             return;
         }

@@ -8,18 +8,17 @@
 //! the plan's ([`super::plan`]).
 
 mod batch;
-mod check;
 mod checkpoint;
 mod files;
-mod grouping;
 mod levels;
 mod run;
 mod tier;
 
 use std::path::{Path, PathBuf};
 
-pub use check::check_tier_out_of_core;
-pub(super) use files::RawArray;
+pub(crate) use batch::BatchSlots;
+pub(crate) use files::RawArray;
+pub(crate) use run::raw_from_file;
 pub(super) use run::Budgeted;
 
 pub(super) use tier::{solve_spilled, RawLower, Start};

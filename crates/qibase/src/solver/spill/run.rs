@@ -218,7 +218,7 @@ impl<G: Game> Mode for Budgeted<'_, G> {
 
 /// A raw scratch copy of tier `d`'s values, decoded from its file a
 /// batch of blocks at a time.
-pub(super) fn raw_from_file<G: Game>(
+pub(crate) fn raw_from_file<G: Game>(
     store: &TierStore<G>,
     d: TierKey,
     scratch: &Path,

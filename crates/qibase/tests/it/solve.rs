@@ -1,9 +1,13 @@
-//! The whole-solve tests of every mode: stops, resumes, budgets.
+//! The whole-solve tests of every mode, through the public API: stops,
+//! resumes, budgets.
 
-use super::*;
-use crate::game::{Game, Tiers};
-use crate::games::AnyGame;
-use crate::tablebase::TierStore;
+use qibase::games::{AnyGame, Weiming};
+use qibase::solver::{
+    interrupted_solve, solve_game, solve_in_memory, SolveError, SolveObserver, SolveOptions,
+    TierReport,
+};
+use qibase::tablebase::{game_dir, TierStore};
+use qibase::{Game, Tiers};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Asks to stop once `after` tiers are solved.
@@ -117,7 +121,7 @@ fn an_out_of_core_solve_stopped_in_a_tier_resumes_at_its_level() {
         current: Default::default(),
         levels: AtomicUsize::new(0),
         resumed: Default::default(),
-        spill: spill::scratch_dir(&g, &opts.dir),
+        spill: game_dir(&opts.dir, g.id()).join(".spill"),
         raws_in_levels: Default::default(),
     };
     let only_its_own = std::collections::BTreeSet::from([format!("{last}.raw")]);
@@ -202,7 +206,7 @@ fn a_solve_under_a_tiny_budget_gives_the_tables_of_one_in_memory() {
         ("weiming", None, 16 << 10),
     ] {
         let any = AnyGame::from_id(id).unwrap();
-        crate::with_game!(any, |g| {
+        qibase::with_game!(any, |g| {
             let dir = std::env::temp_dir().join(format!(
                 "qibase-spill-{}-{}",
                 id.replace([':', '=', ','], "-"),
@@ -252,7 +256,7 @@ fn a_solve_under_a_tiny_budget_gives_the_tables_of_one_in_memory() {
             let _ = std::fs::remove_dir_all(&dir);
         });
     }
-    let g = crate::games::weiming::Weiming::new();
+    let g = Weiming::new();
     let opts = SolveOptions {
         dir: std::env::temp_dir().join(format!("qibase-spill-none-{}", std::process::id())),
         max_pieces: None,

@@ -1,16 +1,25 @@
-//! `verify`'s walk: the tiers of a tablebase in solve order, each checked
-//! against its own values and those of the tiers it reads
-//! ([`check_tier`]), in memory when they fit the budget and out of core
-//! when not ([`check_tier_out_of_core`]), keeping the values later tiers
-//! read.
+//! The checker of a solved tablebase: every stored value re-derived from
+//! the rules and the stored values of its children, apart from the solver
+//! that wrote it (it reuses only the solver's raw files, its answering of
+//! requests and its plan's memory model).
+//!
+//! [`check_tier`] checks one tier held in memory, [`check_tier_out_of_core`]
+//! one too large for memory through raw scratch files, and [`verify_game`]
+//! walks the tiers of a tablebase in solve order, each checked in memory
+//! when it fits the budget and out of core when not, keeping the values
+//! later tiers read.
+
+mod check;
+mod out_of_core;
+
+pub use check::{check_tier, derive_value, CheckReport, Inconsistency};
+pub use out_of_core::check_tier_out_of_core;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::check::{check_tier, CheckReport};
-use super::plan::verify_out_of_core;
-use super::spill::check_tier_out_of_core;
 use crate::game::{Game, TierKey};
+use crate::solver::verify_out_of_core;
 use crate::tablebase::{game_dir, TbError, TierStore};
 use crate::tier_values::TierValues;
 use crate::tier_walk::TierWalk;

@@ -14,20 +14,17 @@
 //! shortest loss among the children, else a draw if a child is one, else
 //! a loss one ply longer than the longest win.
 //!
-//! [`check_tier`]: crate::solver::check_tier
+//! [`check_tier`]: crate::verify::check_tier
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::batch::BatchSlots;
-use super::files::RawArray;
-use super::grouping::answer_requests;
+use super::check::{CheckReport, Inconsistency};
 use crate::game::{TierKey, Tiers};
-use crate::solver::check::{CheckReport, Inconsistency};
-use crate::solver::requests::{fold_known, Request, DRAW_SEEN};
-use crate::solver::state::CHUNK;
+use crate::raw::{answer_requests, RawArray, Request};
+use crate::solver::{check_window, raw_from_file, Answers, BatchSlots, CHUNK};
 use crate::tablebase::{TbError, TierStore};
 use crate::value::{Packed, Value};
 
@@ -68,10 +65,10 @@ pub fn check_tier_out_of_core<G: crate::game::Game>(
     keys.extend(g.tier_deps(t));
     let raws: Vec<RawArray> = keys
         .iter()
-        .map(|&k| super::run::raw_from_file(store, k, scratch))
+        .map(|&k| raw_from_file(store, k, scratch))
         .collect::<Result<_, _>>()?;
     let tables: Vec<(TierKey, &RawArray)> = keys.iter().copied().zip(raws.iter()).collect();
-    let (window, batch) = crate::solver::plan::check_window(budget);
+    let (window, batch) = check_window(budget);
     let window = window.max(CHUNK as u64);
     check_raw(
         g,
@@ -87,7 +84,7 @@ pub fn check_tier_out_of_core<G: crate::game::Game>(
 /// The check of tier `tables[0]` against its own values and those of
 /// the lower tiers after it, windows of `window` slots, batches of about
 /// `batch` requests.
-pub(in crate::solver) fn check_raw<G: Tiers>(
+fn check_raw<G: Tiers>(
     g: &G,
     t: TierKey,
     tables: &[(TierKey, &RawArray)],
@@ -102,8 +99,7 @@ pub(in crate::solver) fn check_raw<G: Tiers>(
     let mut stored = vec![0u16; window];
     let mut kind = vec![0u8; window];
     let mut rule = vec![0u16; window];
-    let best: Vec<AtomicU16> = (0..window).map(|_| AtomicU16::new(u16::MAX)).collect();
-    let longest: Vec<AtomicU16> = (0..window).map(|_| AtomicU16::new(0)).collect();
+    let answers = Answers::new(window);
     let missing: Vec<AtomicBool> = (0..window).map(|_| AtomicBool::new(false)).collect();
     let mut batch = BatchSlots::new(batch, REQUESTS_PER_SLOT);
     let mut report = CheckReport::default();
@@ -111,8 +107,7 @@ pub(in crate::solver) fn check_raw<G: Tiers>(
         let len = (n - lo).min(window);
         tables[0].1.read(lo as u64, &mut stored[..len])?;
         kind[..len].fill(UNUSED);
-        best[..len].iter().for_each(|a| a.store(u16::MAX, Relaxed));
-        longest[..len].iter().for_each(|a| a.store(0, Relaxed));
+        answers.clear(len);
         missing[..len].iter().for_each(|a| a.store(false, Relaxed));
         let mut at = lo;
         while at < lo + len {
@@ -143,7 +138,7 @@ pub(in crate::solver) fn check_raw<G: Tiers>(
                 at = end;
             }
             answer_requests(&raws, requests, |word, asker, _, _| {
-                if !fold_known(word, asker as usize, &best, &longest) {
+                if !answers.fold_known(word, asker as usize) {
                     missing[asker as usize].store(true, Relaxed);
                 }
             })?;
@@ -160,17 +155,7 @@ pub(in crate::solver) fn check_raw<G: Tiers>(
                         RULED => Packed::from_bits(rule[k]).value(),
                         NO_MOVES => Some(Value::Loss(0)),
                         _ if missing[k].load(Relaxed) => None,
-                        _ => {
-                            let b = best[k].load(Relaxed);
-                            let l = longest[k].load(Relaxed);
-                            Some(if b != u16::MAX {
-                                Value::Win(b)
-                            } else if l & DRAW_SEEN != 0 {
-                                Value::Draw
-                            } else {
-                                Value::Loss((l & !DRAW_SEEN) + 1)
-                            })
-                        }
+                        _ => Some(answers.value(k)),
                     };
                     part.checked += 1;
                     let got = Packed::from_bits(stored[k]).value();
@@ -256,9 +241,9 @@ fn ask<G: Tiers>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::check_tier;
-    use crate::solver::tier::solve_plain;
+    use crate::solver::solve_plain;
     use crate::tier_values::TierValues;
+    use crate::verify::check_tier;
 
     /// On every tier of a subset, with windows and batches far smaller
     /// than the tier, the out-of-core check finds what the in-memory one

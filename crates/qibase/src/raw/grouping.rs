@@ -10,16 +10,20 @@
 
 use rayon::prelude::*;
 
-use super::files::RawArray;
-use crate::solver::requests::Request;
+use super::RawArray;
 use crate::tablebase::TbError;
+
+/// A lookup: `(table << 56 | rank, asker)`, the asker a number the caller
+/// gives (the solver: the slot offset of the asking position in the
+/// states being scanned).
+pub(crate) type Request = (u64, u32);
 
 /// Slots of a lower tier read as one block when answering requests.
 const LOWER_BLOCK_SHIFT: u32 = 13;
 
 /// A batch's requests in group order, group `k` at
 /// `requests[starts[k]..starts[k + 1]]`.
-pub(super) struct Grouped {
+pub(crate) struct Grouped {
     pub requests: Vec<Request>,
     pub starts: Vec<usize>,
 }
@@ -31,7 +35,7 @@ pub(super) struct Grouped {
 // The parallel scatter writes through a shared pointer: an audited
 // exception to the workspace's `unsafe` rule.
 #[allow(unsafe_code)]
-pub(super) fn group_requests(
+pub(crate) fn group_requests(
     pieces: &[Vec<Request>],
     groups: usize,
     group: impl Fn(u64) -> usize + Sync,
@@ -121,7 +125,7 @@ fn split(pieces: &[Vec<Request>], total: usize, runs: usize) -> Vec<&[Vec<Reques
 /// `1 << LOWER_BLOCK_SHIFT` slots, each block's asked span read once, and
 /// `f(word, asker, table, rank)` called for each (in parallel, in no set
 /// order: what it does must commute). Every rank must be inside its table.
-pub(super) fn answer_requests(
+pub(crate) fn answer_requests(
     tables: &[&RawArray],
     requests: Vec<Vec<Request>>,
     f: impl Fn(u16, u32, usize, u64) + Sync,

@@ -21,9 +21,9 @@ pub fn random_atomic_rate(len: usize, threads: usize, seconds: f64, prefetch: bo
     let len = len.max(1 << 16);
     // The same memory as the solver's state words (huge pages where the OS
     // gives them); every page touched first so page faults are not measured.
-    let mut store = crate::hugemem::zeroed_u16(len);
-    store.iter_mut().step_by(2048).for_each(|w| *w = 1);
-    let words = super::state::as_atomic_u16(&mut store);
+    let words = qibase::zeroed_atomic_u16(len);
+    words.iter().step_by(2048).for_each(|w| w.store(1, Relaxed));
+    let words = &words[..];
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(p) => p,
         Err(_) => return 0.0,
@@ -66,7 +66,7 @@ fn hammer(words: &[AtomicU16], seed: u64, limit: Duration, prefetch: bool) -> u6
             let i = ring[slot];
             let fresh = next();
             if prefetch {
-                crate::prefetch::prefetch(&words[fresh as usize]);
+                qibase::prefetch_line(&words[fresh as usize]);
             }
             ring[slot] = fresh;
             words[i as usize].fetch_add(1, Relaxed);
