@@ -57,17 +57,14 @@ pub fn run(a: &BenchArgs) -> CliResult {
     }
     let dir = std::env::temp_dir().join(format!("qibase-bench-{}-{}", a.game, std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    let bars = qibase_cli::cli::progress::SolveBars::new(true);
     let opts = SolveOptions {
-        dir: dir.clone(),
         max_pieces: a.max_pieces,
-        memory: None,
+        observer: &bars,
+        ..SolveOptions::new(&dir)
     };
     let t0 = Instant::now();
-    let result = with_game!(any, |g| pool.install(|| solve_game(
-        g,
-        &opts,
-        &qibase_cli::cli::progress::SolveBars::new(true)
-    )));
+    let result = with_game!(any, |g| pool.install(|| solve_game(g, &opts)));
     let wall = t0.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&dir);
     let reports = result.map_err(|e| CliError::failure(format!("bench: {e}")))?;

@@ -20,7 +20,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::{Count, Threading};
 
-use qibase::solver::Exchange;
+use qibase::exchange::Exchange;
 
 /// Elements moved by one MPI call at most (all destinations together), so
 /// every count and displacement fits MPI's 32-bit `int`.

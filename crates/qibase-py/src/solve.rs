@@ -100,12 +100,8 @@ pub(crate) fn report_dict<'py>(py: Python<'py>, r: &TierReport) -> PyResult<Boun
     Ok(d)
 }
 
-pub(crate) fn solve_any(
-    game: &'static AnyGame,
-    opts: &SolveOptions,
-    obs: &PyObserver,
-) -> Res<Vec<TierReport>> {
-    with_game!(game, |g| solve_game(g, opts, obs).map_err(Failure::Solve))
+pub(crate) fn solve_any(game: &'static AnyGame, opts: &SolveOptions) -> Res<Vec<TierReport>> {
+    with_game!(game, |g| solve_game(g, opts).map_err(Failure::Solve))
 }
 
 /// Solve `variant` into `directory` (as `qibase solve`): one file per
@@ -153,9 +149,10 @@ pub(crate) fn solve<'py>(
         error: Mutex::new(None),
     };
     let opts = SolveOptions {
-        dir: directory,
         max_pieces,
         memory,
+        observer: &obs,
+        ..SolveOptions::new(&directory)
     };
     let result = released(py, || {
         let pool = match threads {
@@ -172,8 +169,8 @@ pub(crate) fn solve<'py>(
         std::thread::scope(|s| {
             let worker = s.spawn(|| {
                 guarded(|| match &pool {
-                    Some(p) => p.install(|| solve_any(game, &opts, &obs)),
-                    None => solve_any(game, &opts, &obs),
+                    Some(p) => p.install(|| solve_any(game, &opts)),
+                    None => solve_any(game, &opts),
                 })
             });
             while !worker.is_finished() {

@@ -60,8 +60,7 @@
 //! let dir = std::env::temp_dir().join(format!("qibase-doctest-{}", std::process::id()));
 //! # let _ = std::fs::remove_dir_all(&dir);
 //! let g = Weiming::new();
-//! let opts = SolveOptions { dir: dir.clone(), max_pieces: None, memory: None };
-//! let reports = solve_game(&g, &opts, &())?;
+//! let reports = solve_game(&g, &SolveOptions::new(&dir))?;
 //! assert!(reports.iter().all(|r| !r.skipped));
 //! let tb = Tablebase::open(&g, &dir);
 //! assert_eq!(tb.probe(&g.start())?, Value::Draw);
@@ -76,6 +75,7 @@ pub mod ai;
 pub mod analysis;
 #[doc(hidden)]
 pub mod contract;
+pub mod exchange;
 mod game;
 pub mod games;
 #[doc(hidden)]

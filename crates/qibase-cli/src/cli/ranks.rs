@@ -3,7 +3,7 @@
 //! built with the `mpi` feature (docs/cluster.md).
 
 use super::CliError;
-use qibase::solver::{Exchange, SingleProcess};
+use qibase::exchange::{Exchange, SingleProcess};
 
 /// The variables by which process managers tell a process the size of the
 /// job it was started in: MPICH's Hydra and other PMI managers, Open MPI,

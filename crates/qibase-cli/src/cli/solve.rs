@@ -9,7 +9,7 @@ use super::{estimate, CliError, CliResult};
 use qibase::games::VariantSizes;
 use qibase::games::GAME_IDS;
 use qibase::peak_rss_bytes;
-use qibase::solver::{solve_game_shared, SolveError, SolveOptions, TierReport};
+use qibase::solver::{solve_game, SolveError, SolveOptions, TierReport};
 use qibase::with_game;
 
 #[derive(Args, Debug)]
@@ -114,23 +114,23 @@ pub fn run(a: &SolveArgs) -> CliResult {
         .map(|v| v.into_game().expect("refused above"))
         .collect();
     let pool = thread_pool(a.threads)?;
-    let opts = SolveOptions {
-        dir: a.dir.clone(),
-        max_pieces: a.max_pieces,
-        memory: a.memory,
-    };
     // Alone, or one rank of an MPI job: then rank 0 alone shows progress,
     // prints the tables and writes the files.
     let ranks = super::ranks::Ranks::start()?;
     let ex = ranks.exchange();
     let lead = ex.rank() == 0;
     let bars = super::progress::SolveBars::new(!a.quiet && lead);
+    let opts = SolveOptions {
+        max_pieces: a.max_pieces,
+        memory: a.memory,
+        observer: &bars,
+        exchange: ex,
+        ..SolveOptions::new(&a.dir)
+    };
     let t0 = Instant::now();
     let (mut solved, mut slots, mut exchanged) = (0u64, 0u64, 0u64);
     for (id, any) in ids.iter().zip(&games) {
-        let reports = with_game!(any, |g| pool
-            .install(|| solve_game_shared(g, &opts, &bars, ex)))
-        .map_err(|e| {
+        let reports = with_game!(any, |g| pool.install(|| solve_game(g, &opts))).map_err(|e| {
             // Decided by all ranks together: every rank has it.
             let collective = matches!(
                 e,

@@ -265,16 +265,7 @@ mod tests {
         let tiers = g.tiers(None).len();
         assert!(tiers >= 4, "a game of several tiers");
         let tb = base.join("tb");
-        solve_game(
-            &g,
-            &SolveOptions {
-                dir: tb.clone(),
-                max_pieces: None,
-                memory: None,
-            },
-            &(),
-        )
-        .unwrap();
+        solve_game(&g, &SolveOptions::new(&tb)).unwrap();
         let opts = |out: &str| ReportOptions {
             dir: tb.clone(),
             out: base.join(out),
@@ -375,12 +366,8 @@ mod tests {
         let AnyGame::Weiming(g) = AnyGame::from_id("weiming").unwrap() else {
             unreachable!()
         };
-        let opts = SolveOptions {
-            dir: dir.clone(),
-            max_pieces: None,
-            memory: None,
-        };
-        solve_game(&g, &opts, &()).unwrap();
+        let opts = SolveOptions::new(&dir);
+        solve_game(&g, &opts).unwrap();
         let whole = Probe::new(&g, &dir);
         let files = Probe::with_whole_tier_bytes(&g, &dir, 0);
         let start = g.start();

@@ -17,11 +17,10 @@ use qibase::{Game, TierKey, Tiers};
 /// Solve the closed subset of `g` into `dir` (the fast format).
 fn solve_into<G: Game>(g: &G, dir: &Path, max_pieces: Option<u32>) {
     let opts = SolveOptions {
-        dir: dir.to_path_buf(),
         max_pieces,
-        memory: None,
+        ..SolveOptions::new(dir)
     };
-    solve_game(g, &opts, &()).unwrap();
+    solve_game(g, &opts).unwrap();
 }
 
 /// Pack, check every tier against the fast values, unpack, compare bytes.

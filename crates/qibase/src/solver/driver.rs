@@ -11,7 +11,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::exchange::Exchange;
 use super::in_memory::InMemory;
 use super::limits::check_limits;
 use super::observer::{tell, SolveObserver};
@@ -19,7 +18,8 @@ use super::plan::{SolvePlan, TierPlan};
 use super::report::{tier_meta, TierReport};
 use super::tier_options::{Progress, TierOptions};
 use super::write::{writer_pool, PendingWrite, Write};
-use super::{sliced, spill, SingleProcess, SolveError, SolveOptions};
+use super::{sliced, spill, SolveError, SolveOptions};
+use crate::exchange::Exchange;
 use crate::game::{Game, TierKey};
 use crate::sys::memory::peak_rss_bytes;
 use crate::tablebase::{self, TierMeta, TierStore};
@@ -226,7 +226,10 @@ fn solve_tiers<G: Game, M: Mode>(
 }
 
 /// Solve `g` tier by tier into `opts.dir`, skipping finished tiers, and
-/// tell `observer` how it goes.
+/// tell `opts.observer` how it goes. With several ranks in
+/// `opts.exchange`, every rank calls it alike (see
+/// [`SolveOptions::exchange`]): each writes its slice of a finished tier
+/// as a part file in `<dir>/<game>/.parts`, and rank 0 merges the parts.
 ///
 /// # Errors
 ///
@@ -235,44 +238,21 @@ fn solve_tiers<G: Game, M: Mode>(
 /// finds a position with too many in-tier children;
 /// [`SolveError::Tablebase`] for a lower tier that cannot be read
 /// (missing, damaged, other rules), or a tier file that cannot be
-/// written; [`SolveError::Stopped`] when `observer`'s
+/// written; [`SolveError::Stopped`] when the observer's
 /// [`should_stop`](SolveObserver::should_stop) says so. Tiers finished
 /// before the error are on disk, and a later call resumes after them.
+/// With several ranks, [`SolveError::RanksDisagree`] (on every rank)
+/// when a rank was asked for another solve than rank 0; an error that
+/// only one rank meets (a file rank 0 cannot write) leaves the others
+/// waiting in the next collective call: the caller ends the whole job
+/// (MPI: `MPI_Abort`).
 ///
 /// Bound on [`Game`], not only [`Tiers`](crate::game::Tiers): the tier
 /// files go through
 /// [`TierStore`], which asks for a whole game (it uses only the
 /// [`Tiers`](crate::game::Tiers) part; the bound can be relaxed there).
-pub fn solve_game<G: Game>(
-    g: &G,
-    opts: &SolveOptions,
-    observer: &dyn SolveObserver,
-) -> Result<Vec<TierReport>, SolveError> {
-    solve_game_shared(g, opts, observer, &SingleProcess)
-}
-
-/// [`solve_game`] as one of the ranks of a solve that shares each tier's
-/// work through `ex` (see [`Exchange`]): every rank calls it with the same
-/// game, subset and directory (checked first), solves its part of every
-/// tier and keeps only that part, its slice, for the tiers above (which
-/// ask the other ranks for the values they hold); each rank writes its
-/// slice of a finished tier as a part file in `<dir>/<game>/.parts`, and
-/// rank 0 merges the parts into the tier file. The files are those of a
-/// solve in one process, apart from the recorded timings.
-///
-/// # Errors
-///
-/// As [`solve_game`], and [`SolveError::RanksDisagree`] (on every rank)
-/// when a rank was asked for another solve than rank 0. An error that
-/// only one rank meets (a file rank 0 cannot write) leaves the others
-/// waiting in the next collective call: the caller ends the whole job
-/// (MPI: `MPI_Abort`).
-pub fn solve_game_shared<G: Game>(
-    g: &G,
-    opts: &SolveOptions,
-    observer: &dyn SolveObserver,
-    ex: &dyn Exchange,
-) -> Result<Vec<TierReport>, SolveError> {
+pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>, SolveError> {
+    let (observer, ex) = (opts.observer, opts.exchange);
     if ex.ranks() > 1 {
         agree_on_the_solve(g, opts, ex)?;
     }
@@ -280,7 +260,7 @@ pub fn solve_game_shared<G: Game>(
     clear_unfinished_writes(g, opts, ex)?;
     let plan = SolvePlan::new(g, opts.max_pieces, opts.memory);
     refuse(g, opts, &plan, ex)?;
-    let store = TierStore::new(g, &opts.dir);
+    let store = TierStore::new(g, opts.dir);
     let mut reports = Vec::new();
     let Some(&first) = plan.walk().tiers().first() else {
         return Ok(reports);
@@ -321,10 +301,10 @@ fn refuse<G: Game>(
     ex: &dyn Exchange,
 ) -> Result<(), SolveError> {
     let Some(budget) = opts.memory else {
-        return match spill::checkpoint_in(g, &opts.dir) {
+        return match spill::checkpoint_in(g, opts.dir) {
             Some(tier) => Err(SolveError::CheckpointLeft {
                 tier,
-                dir: spill::scratch_dir(g, &opts.dir),
+                dir: spill::scratch_dir(g, opts.dir),
             }),
             None => Ok(()),
         };
@@ -353,7 +333,7 @@ fn clear_unfinished_writes<G: Game>(
 ) -> Result<(), SolveError> {
     if ex.rank() == 0 {
         if let Some(&t) = g.tiers(opts.max_pieces).first() {
-            let path = TierStore::new(g, &opts.dir).path(t);
+            let path = TierStore::new(g, opts.dir).path(t);
             if let Some(dir) = path.parent() {
                 tablebase::remove_unfinished_writes(dir)?;
             }
@@ -371,7 +351,7 @@ fn agree_on_the_solve<G: Game>(
     opts: &SolveOptions,
     ex: &dyn Exchange,
 ) -> Result<(), SolveError> {
-    let dir = std::path::absolute(&opts.dir).unwrap_or_else(|_| opts.dir.clone());
+    let dir = std::path::absolute(opts.dir).unwrap_or_else(|_| opts.dir.to_path_buf());
     let here = format!(
         "{} (rules {:016x}), {}, in {}",
         g.variant_spec(),

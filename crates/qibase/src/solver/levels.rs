@@ -11,11 +11,11 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
-use super::exchange::Exchange;
 use super::propagate::LevelJob;
 use super::slot::Slot;
 use super::state::{is_open, pack, Buckets, LOSSES, WINS};
 use super::tier_options::{Progress, TierOptions};
+use crate::exchange::Exchange;
 use crate::game::Tiers;
 use crate::value::Value;
 

@@ -21,7 +21,6 @@
 
 mod driver;
 mod error;
-mod exchange;
 mod in_memory;
 mod levels;
 mod limits;
@@ -29,6 +28,7 @@ mod observer;
 mod options;
 mod plan;
 mod propagate;
+mod regions;
 mod report;
 mod requests;
 mod sliced;
@@ -39,9 +39,8 @@ mod tier;
 mod tier_options;
 mod write;
 
-pub use driver::{solve_game, solve_game_shared};
+pub use driver::solve_game;
 pub use error::SolveError;
-pub use exchange::{Exchange, SingleProcess};
 pub use in_memory::solve_in_memory;
 pub use limits::{check_limits, LimitError, MAX_IN_TIER_CHILDREN, MAX_REMOTENESS, MAX_TIER_SLOTS};
 pub use observer::SolveObserver;

@@ -23,8 +23,8 @@
 //! update), so the smallest budget that can solve a tier is the one whose
 //! window holds one region: [`Plan::for_tier`] says how much that is.
 
-use super::exchange::region_count;
-use super::propagate::{region_shift, Tuning};
+use super::propagate::Tuning;
+use super::regions::{region_count, region_shift};
 use crate::game::{TierKey, Tiers};
 use crate::games::VariantSizes;
 use crate::tier_walk::TierWalk;

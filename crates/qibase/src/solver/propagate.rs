@@ -25,9 +25,10 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::exchange::{owned_regions, Exchange};
+use super::regions::owned_regions;
 use super::slot::Slot;
 use super::state::{is_open, lower_max, pack, Buckets, Found, COUNT, LOSSES, NOT_A_LOSS, WINS};
+use crate::exchange::Exchange;
 use crate::game::{TierKey, Tiers};
 use crate::tier_values::TierValues;
 use crate::value::Value;
@@ -95,25 +96,10 @@ impl Tuning {
 /// the tuning asks for fewer.
 const MIN_SEND_CHUNK: usize = 1 << 13;
 
-/// Slots per region at most (128 KiB of state words: well inside L2; and
-/// an offset in a region fits 16 bits).
-pub(super) const MAX_REGION_SHIFT: u32 = 16;
-/// Slots per region at least, so small tiers are not cut into crumbs.
-const MIN_REGION_SHIFT: u32 = 10;
-/// Regions wanted at least, so every thread has work in the apply phase.
-const MIN_REGIONS_LOG2: u32 = 6;
 /// Losing parents settled together, their lower-tier reads overlapped.
 const SETTLE_BATCH: usize = 16;
 /// How many updates ahead a parent's state word is prefetched.
 const APPLY_AHEAD: usize = 32;
-
-/// How a tier of `n` slots is cut into regions: slot `j` is in region
-/// `j >> shift`.
-pub(super) fn region_shift(n: usize) -> u32 {
-    let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
-    bits.saturating_sub(MIN_REGIONS_LOG2)
-        .clamp(MIN_REGION_SHIFT, MAX_REGION_SHIFT)
-}
 
 /// One send task's parent ranks, grouped by region: region `r`'s are
 /// `msgs[starts[r]..starts[r + 1]]`, each as its offset in the region
@@ -495,24 +481,6 @@ impl<G: Tiers, S> ApplyWork<G, S> {
         if self.touches > 0 {
             total.fetch_add(self.touches, Relaxed);
             self.touches = 0;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn regions_cover_the_tier_in_cache_sized_pieces() {
-        for n in [1usize, 2, 1000, 1 << 16, 80_084_620, u32::MAX as usize] {
-            let shift = region_shift(n);
-            assert!((MIN_REGION_SHIFT..=MAX_REGION_SHIFT).contains(&shift));
-            let regions = ((n - 1) >> shift) + 1;
-            assert!((n - 1) >> shift < regions);
-            if n >= 1 << (MAX_REGION_SHIFT + MIN_REGIONS_LOG2) {
-                assert!(regions >= 1 << MIN_REGIONS_LOG2, "n {n}: {regions} regions");
-            }
         }
     }
 }

@@ -17,16 +17,17 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::exchange::{region_count, SingleProcess};
 use super::levels::run_levels;
 use super::limits::{check_tier_size, LimitError};
-use super::propagate::{region_shift, LevelJob, MAX_REGION_SHIFT};
+use super::propagate::LevelJob;
+use super::regions::{region_count, region_shift, MAX_REGION_SHIFT};
 use super::requests::split_children;
 use super::slot::{with_slots, Slot, WithSlots};
 use super::state::{
     self, as_atomic_u16, pack, settle_and_count, Found, Queued, CHUNK, COUNT, LOSSES, WINS,
 };
 use super::tier_options::{Progress, TierOptions};
+use crate::exchange::SingleProcess;
 use crate::game::{TierKey, Tiers};
 use crate::tier_values::{TierStats, TierValues};
 use crate::value::{Packed, Value};

@@ -111,9 +111,9 @@ fn an_out_of_core_solve_stopped_in_a_tier_resumes_at_its_level() {
     let tiers = g.tiers(Some(3));
     let last = g.tier_name(*tiers.last().unwrap());
     let opts = SolveOptions {
-        dir: dir.clone(),
         max_pieces: Some(3),
         memory: Some(64 << 10),
+        ..SolveOptions::new(&dir)
     };
     let stop = |at: usize| StopInTierLevels {
         tier: last.clone(),
@@ -126,7 +126,13 @@ fn an_out_of_core_solve_stopped_in_a_tier_resumes_at_its_level() {
     };
     let only_its_own = std::collections::BTreeSet::from([format!("{last}.raw")]);
     let first = stop(4);
-    match solve_game(&g, &opts, &first) {
+    match solve_game(
+        &g,
+        &SolveOptions {
+            observer: &first,
+            ..opts
+        },
+    ) {
         Err(SolveError::Stopped { next }) => assert_eq!(next, last),
         other => panic!("expected a stop in tier {last}: {:?}", other.map(|_| ())),
     }
@@ -134,9 +140,9 @@ fn an_out_of_core_solve_stopped_in_a_tier_resumes_at_its_level() {
     assert_eq!(*first.raws_in_levels.lock().unwrap(), only_its_own);
     let no_budget = SolveOptions {
         memory: None,
-        ..opts.clone()
+        ..opts
     };
-    let e = solve_game(&g, &no_budget, &()).unwrap_err();
+    let e = solve_game(&g, &no_budget).unwrap_err();
     assert!(
         matches!(&e, SolveError::CheckpointLeft { tier, .. } if *tier == last),
         "{e}"
@@ -147,7 +153,14 @@ fn an_out_of_core_solve_stopped_in_a_tier_resumes_at_its_level() {
         "{e}"
     );
     let second = stop(usize::MAX);
-    solve_game(&g, &opts, &second).unwrap();
+    solve_game(
+        &g,
+        &SolveOptions {
+            observer: &second,
+            ..opts
+        },
+    )
+    .unwrap();
     assert_eq!(*second.resumed.lock().unwrap(), vec![(last.clone(), 4)]);
     assert_eq!(*second.raws_in_levels.lock().unwrap(), only_its_own);
     assert_files_equal_a_solve_in_memory(&g, &TierStore::new(&g, &dir), 3);
@@ -163,16 +176,21 @@ fn a_solve_stopped_inside_a_tier_gives_it_up_and_resumes_there() {
     let dir = std::env::temp_dir().join(format!("qibase-stop-level-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let opts = SolveOptions {
-        dir: dir.clone(),
         max_pieces: Some(3),
-        memory: None,
+        ..SolveOptions::new(&dir)
     };
     let tiers = g.tiers(Some(3));
     let stop = StopInLevels {
         levels: AtomicUsize::new(0),
         started: Default::default(),
     };
-    let next = match solve_game(&g, &opts, &stop) {
+    let next = match solve_game(
+        &g,
+        &SolveOptions {
+            observer: &stop,
+            ..opts
+        },
+    ) {
         Err(SolveError::Stopped { next }) => next,
         Err(e) => panic!("expected Stopped, got {e}"),
         Ok(_) => panic!("expected Stopped, the solve finished"),
@@ -187,7 +205,7 @@ fn a_solve_stopped_inside_a_tier_gives_it_up_and_resumes_there() {
     for (k, &t) in tiers.iter().enumerate() {
         assert_eq!(store.has_file(t), k < at, "tier {}", g.tier_name(t));
     }
-    let reports = solve_game(&g, &opts, &()).unwrap();
+    let reports = solve_game(&g, &opts).unwrap();
     assert_eq!(reports.iter().filter(|r| r.skipped).count(), at);
     assert_files_equal_a_solve_in_memory(&g, &store, 3);
     let _ = std::fs::remove_dir_all(&dir);
@@ -214,11 +232,11 @@ fn a_solve_under_a_tiny_budget_gives_the_tables_of_one_in_memory() {
             ));
             let _ = std::fs::remove_dir_all(&dir);
             let opts = SolveOptions {
-                dir: dir.clone(),
                 max_pieces: max,
                 memory: Some(budget),
+                ..SolveOptions::new(&dir)
             };
-            let reports = solve_game(g, &opts, &()).unwrap();
+            let reports = solve_game(g, &opts).unwrap();
             let most = reports.iter().map(|r| r.windows).max().unwrap();
             assert!(most >= 8, "{id}: at most {most} windows");
             // Small tiers still solve in memory.
@@ -230,11 +248,11 @@ fn a_solve_under_a_tiny_budget_gives_the_tables_of_one_in_memory() {
             // same values on every slot, used or not.
             let plain_dir = dir.join("plain");
             let plain = SolveOptions {
-                dir: plain_dir.clone(),
+                dir: &plain_dir,
                 memory: None,
-                ..opts.clone()
+                ..opts
             };
-            solve_game(g, &plain, &()).unwrap();
+            solve_game(g, &plain).unwrap();
             let (store, plain) = (TierStore::new(g, &dir), TierStore::new(g, &plain_dir));
             for (t, r) in g.tiers(max).into_iter().zip(&reports) {
                 let (back, want) = (store.load(t).unwrap(), plain.load(t).unwrap());
@@ -251,18 +269,18 @@ fn a_solve_under_a_tiny_budget_gives_the_tables_of_one_in_memory() {
             assert_files_equal_a_solve_in_memory(g, &store, max.unwrap_or(u32::MAX));
             assert!(!dir.join(g.id()).join(".spill").exists(), "scratch left");
             // Resumed under the budget: every tier skipped.
-            let again = solve_game(g, &opts, &()).unwrap();
+            let again = solve_game(g, &opts).unwrap();
             assert!(again.iter().all(|r| r.skipped));
             let _ = std::fs::remove_dir_all(&dir);
         });
     }
     let g = Weiming::new();
+    let dir = std::env::temp_dir().join(format!("qibase-spill-none-{}", std::process::id()));
     let opts = SolveOptions {
-        dir: std::env::temp_dir().join(format!("qibase-spill-none-{}", std::process::id())),
-        max_pieces: None,
         memory: Some(1000),
+        ..SolveOptions::new(&dir)
     };
-    match solve_game(&g, &opts, &()) {
+    match solve_game(&g, &opts) {
         Err(e @ SolveError::MemoryTooSmall { .. }) => {
             assert!(e.to_string().contains("too small for tier"), "{e}");
         }
@@ -281,9 +299,9 @@ fn a_stopped_solve_under_a_budget_resumes() {
     let dir = std::env::temp_dir().join(format!("qibase-spill-stop-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let opts = SolveOptions {
-        dir: dir.clone(),
         max_pieces: Some(3),
         memory: Some(96 << 10),
+        ..SolveOptions::new(&dir)
     };
     // Stopped in the third level of the largest tier (out of core).
     let tiers = g.tiers(Some(3));
@@ -311,11 +329,17 @@ fn a_stopped_solve_under_a_budget_resumes() {
         current: Default::default(),
         levels: AtomicUsize::new(0),
     };
-    match solve_game(&g, &opts, &stop) {
+    match solve_game(
+        &g,
+        &SolveOptions {
+            observer: &stop,
+            ..opts
+        },
+    ) {
         Err(SolveError::Stopped { next }) => assert_eq!(next, g.tier_name(largest)),
         other => panic!("expected Stopped, got {:?}", other.map(|r| r.len())),
     }
-    let reports = solve_game(&g, &opts, &()).unwrap();
+    let reports = solve_game(&g, &opts).unwrap();
     assert!(reports.iter().any(|r| r.skipped));
     assert!(reports.iter().any(|r| r.windows > 1 && !r.skipped));
     let store = TierStore::new(&g, &dir);
@@ -344,11 +368,10 @@ fn a_solve_removes_what_killed_writers_left() {
         std::fs::write(game_dir.join(f), b"x").unwrap();
     }
     let opts = SolveOptions {
-        dir: dir.clone(),
         max_pieces: Some(2),
-        memory: None,
+        ..SolveOptions::new(&dir)
     };
-    solve_game(&g, &opts, &()).unwrap();
+    solve_game(&g, &opts).unwrap();
     for f in leftovers {
         assert!(!game_dir.join(f).exists(), "{f} left");
     }
@@ -364,9 +387,8 @@ fn a_stopped_solve_keeps_its_finished_tiers_and_resumes() {
     let dir = std::env::temp_dir().join(format!("qibase-stop-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let opts = SolveOptions {
-        dir: dir.clone(),
         max_pieces: Some(2),
-        memory: None,
+        ..SolveOptions::new(&dir)
     };
     let tiers = g.tiers(Some(2));
     assert!(tiers.len() >= 3, "{} tiers", tiers.len());
@@ -374,7 +396,14 @@ fn a_stopped_solve_keeps_its_finished_tiers_and_resumes() {
         after: 2,
         solved: AtomicUsize::new(0),
     };
-    let err = solve_game(&g, &opts, &stop).unwrap_err();
+    let err = solve_game(
+        &g,
+        &SolveOptions {
+            observer: &stop,
+            ..opts
+        },
+    )
+    .unwrap_err();
     match &err {
         SolveError::Stopped { next } => assert_eq!(*next, g.tier_name(tiers[2])),
         e => panic!("expected Stopped, got {e}"),
@@ -385,7 +414,7 @@ fn a_stopped_solve_keeps_its_finished_tiers_and_resumes() {
     assert_eq!(on_disk.iter().filter(|&&b| b).count(), 2, "{on_disk:?}");
     assert!(on_disk[0] && on_disk[1]);
     // The second solve skips the two finished tiers and does the rest.
-    let reports = solve_game(&g, &opts, &()).unwrap();
+    let reports = solve_game(&g, &opts).unwrap();
     let skipped: Vec<bool> = reports.iter().map(|r| r.skipped).collect();
     assert_eq!(skipped.iter().filter(|&&b| b).count(), 2, "{skipped:?}");
     assert!(skipped[0] && skipped[1]);

@@ -5,10 +5,10 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::exchange::Exchange;
 use crate::game::TierKey;
 use crate::raw::Request;
-use crate::solver::exchange::{owned_slots, Exchange};
-use crate::solver::propagate::region_shift;
+use crate::solver::regions::{owned_slots, region_shift};
 use crate::solver::requests::Answers;
 use crate::value::Packed;
 

@@ -36,10 +36,10 @@ pub(super) use run::Sliced;
 
 #[cfg(test)]
 mod tests {
+    use crate::exchange::threads::{Shared, ThreadRank};
     use crate::game::Tiers;
     use crate::games::AnyGame;
-    use crate::solver::exchange::threads::{Shared, ThreadRank};
-    use crate::solver::{solve_game, solve_game_shared, SolveOptions};
+    use crate::solver::{solve_game, SolveOptions};
     use crate::tablebase::TierStore;
 
     /// Two to four ranks (threads here, MPI processes in the command
@@ -61,26 +61,28 @@ mod tests {
                     std::process::id()
                 ));
                 let _ = std::fs::remove_dir_all(&base);
+                let plain_dir = base.join("plain");
                 let plain = SolveOptions {
-                    dir: base.join("plain"),
                     max_pieces: Some(max),
-                    memory: None,
+                    ..SolveOptions::new(&plain_dir)
                 };
-                solve_game(g, &plain, &()).unwrap();
-                let want = TierStore::new(g, &plain.dir);
+                solve_game(g, &plain).unwrap();
+                let want = TierStore::new(g, plain.dir);
                 for ranks in [2, 3, 4] {
-                    let opts = SolveOptions {
-                        dir: base.join(format!("ranks-{ranks}")),
-                        ..plain.clone()
-                    };
+                    let dir = base.join(format!("ranks-{ranks}"));
                     let shared = Shared::new(ranks);
                     std::thread::scope(|s| {
                         let solves: Vec<_> = (0..ranks)
                             .map(|rank| {
-                                let (shared, opts) = (&shared, &opts);
+                                let (shared, dir) = (&shared, &dir);
                                 s.spawn(move || {
                                     let ex = ThreadRank { shared, rank };
-                                    solve_game_shared(g, opts, &(), &ex).unwrap()
+                                    let opts = SolveOptions {
+                                        dir,
+                                        exchange: &ex,
+                                        ..plain
+                                    };
+                                    solve_game(g, &opts).unwrap()
                                 })
                             })
                             .collect();
@@ -89,7 +91,7 @@ mod tests {
                             assert!(reports.iter().all(|r| !r.skipped));
                         }
                     });
-                    let got = TierStore::new(g, &opts.dir);
+                    let got = TierStore::new(g, &dir);
                     for t in g.tiers(Some(max)) {
                         let name = g.tier_name(t);
                         let (a, b) = (got.load(t).unwrap(), want.load(t).unwrap());
@@ -105,7 +107,7 @@ mod tests {
                             "{id} tier {name}, {ranks} ranks"
                         );
                     }
-                    assert!(!opts.dir.join(g.id()).join(".parts").exists(), "parts left");
+                    assert!(!dir.join(g.id()).join(".parts").exists(), "parts left");
                 }
                 let _ = std::fs::remove_dir_all(&base);
             });

@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 
 use super::lower::{Slice, SlicedLower};
 use super::tier::solve_sliced;
+use crate::exchange::Exchange;
 use crate::game::{Game, TierKey};
 use crate::solver::driver::{Callbacks, Mode, Solved, Step};
 use crate::solver::write::Write;
-use crate::solver::{Exchange, SolveError};
+use crate::solver::SolveError;
 use crate::tablebase::{self, TbError, TierMeta, TierStore};
 use crate::value::Packed;
 

@@ -6,11 +6,12 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::lower::{answer_by_ranks, Slice, SlicedLower};
+use crate::exchange::Exchange;
 use crate::game::{TierKey, Tiers};
-use crate::solver::exchange::{owned_regions, region_count, Exchange};
 use crate::solver::levels::run_levels;
 use crate::solver::limits::LimitError;
-use crate::solver::propagate::{region_shift, LevelJob, Tuning};
+use crate::solver::propagate::{LevelJob, Tuning};
+use crate::solver::regions::{owned_regions, region_count, region_shift};
 use crate::solver::requests::{scan, Answers};
 use crate::solver::slot::{with_slots, Slot, WithSlots};
 use crate::solver::state::{as_atomic_u16, settle_and_count, Queued};

@@ -402,8 +402,8 @@ fn answer(lower: &RawLower, requests: Vec<Vec<Request>>, answers: &Answers) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::exchange::region_count;
     use crate::solver::propagate::Tuning;
+    use crate::solver::regions::region_count;
     use crate::solver::tier::{solve_plain, SolvedTier};
     use crate::tier_values::TierValues;
     use std::time::Duration;

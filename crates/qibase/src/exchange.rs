@@ -1,25 +1,23 @@
-//! How the ranks of a solve share one tier's work.
+//! How the ranks of a solve share one tier's work: the interface between
+//! the solver and a transport between processes.
 //!
 //! A solve runs as one or more *ranks* (processes, possibly on different
 //! machines). All ranks solve the same tier at the same time; each owns a
-//! fixed, contiguous run of the tier's regions (see [`owned_regions`]),
-//! runs the initial pass over its own slots only and keeps the only live
-//! copy of their state words. A level's parent updates are computed where
-//! the decided positions are, grouped by region as message combining
-//! already does (see [`super::propagate`]), and handed to the owners of
-//! those regions through [`Exchange::all_to_all`]; the ranks agree on when
-//! the levels end through [`Exchange::max`]. A whole solve by several
-//! ranks ([`super::solve_game_shared`]) keeps each rank's slice of every
-//! finished tier and asks the owners for lower-tier values
-//! (`super::sliced`).
+//! fixed, contiguous run of the tier's regions, runs the initial pass over
+//! its own slots only and keeps the only live copy of their state words.
+//! A level's parent updates are computed where the decided positions are,
+//! grouped by region, and handed to the owners of those regions through
+//! [`Exchange::all_to_all`]; the ranks agree on when the levels end
+//! through [`Exchange::max`]. A whole solve by several ranks
+//! ([`solve_game`](crate::solver::solve_game) with an exchange in its
+//! [options](crate::solver::SolveOptions::exchange)) keeps each rank's
+//! slice of every finished tier and asks the owners for lower-tier values.
 //!
-//! The solver knows nothing of how the ranks talk: [`SingleProcess`] is one
-//! rank, every operation the identity; the `qibase-mpi` crate (the command
-//! line's `mpi` feature) adds an MPI back-end. The table is the same for any number of
-//! ranks: within a level the order of the updates never changes which
-//! positions are decided at which level.
-
-use std::ops::Range;
+//! The solver knows nothing of how the ranks talk: [`SingleProcess`] is
+//! one rank, every operation the identity; the `qibase-mpi` crate (the
+//! command line's `mpi` feature) adds an MPI back-end. The table is the
+//! same for any number of ranks: within a level the order of the updates
+//! never changes which positions are decided at which level.
 
 /// The collective operations a solve needs between its ranks. Every rank
 /// makes the same calls in the same order (they are collective: a call
@@ -86,73 +84,11 @@ impl Exchange for SingleProcess {
     }
 }
 
-/// The regions of a tier of `regions` regions that rank `rank` of `ranks`
-/// owns: a contiguous run, the runs of consecutive ranks adjacent, their
-/// lengths differing by at most one region (so the slots balance: regions
-/// have equal sizes but the last). Contiguous runs keep each rank's state
-/// words in one piece of memory, which the operating system pages in
-/// only where the rank writes.
-pub(crate) fn owned_regions(regions: usize, ranks: usize, rank: usize) -> Range<usize> {
-    debug_assert!(rank < ranks);
-    let at = |k: usize| (regions as u128 * k as u128 / ranks as u128) as usize;
-    at(rank)..at(rank + 1)
-}
-
-/// The slots of a tier of `n` slots cut into regions of `1 << shift` that
-/// rank `rank` of `ranks` owns.
-pub(crate) fn owned_slots(n: usize, shift: u32, ranks: usize, rank: usize) -> Range<usize> {
-    let regions = region_count(n, shift);
-    let r = owned_regions(regions, ranks, rank);
-    (r.start << shift).min(n)..(r.end << shift).min(n)
-}
-
-/// How many regions of `1 << shift` slots cover `n` slots.
-pub fn region_count(n: usize, shift: u32) -> usize {
-    n.div_ceil(1 << shift)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranks_own_every_region_once_and_balance() {
-        for regions in [0usize, 1, 2, 3, 7, 64, 1000, 190_000] {
-            for ranks in 1..=9 {
-                let mut next = 0;
-                for rank in 0..ranks {
-                    let r = owned_regions(regions, ranks, rank);
-                    assert_eq!(r.start, next, "{regions} regions, rank {rank} of {ranks}");
-                    assert!(r.len() == regions / ranks || r.len() == regions / ranks + 1);
-                    next = r.end;
-                }
-                assert_eq!(next, regions);
-            }
-        }
-    }
-
-    #[test]
-    fn owned_slots_cover_the_tier() {
-        for n in [0usize, 1, 1023, 1024, 1025, 80_084_620] {
-            for ranks in 1..=5 {
-                let mut next = 0;
-                for rank in 0..ranks {
-                    let s = owned_slots(n, 10, ranks, rank);
-                    assert_eq!(s.start, next);
-                    assert!(s.start.is_multiple_of(1024) || s.start == n);
-                    next = s.end;
-                }
-                assert_eq!(next, n, "n {n} ranks {ranks}");
-            }
-        }
-    }
-}
-
 /// Ranks as threads of one process, for tests: the multi-rank paths of the
 /// solver (ownership, routing, the shared end of the levels, the
 /// broadcast of rank 0's bytes) without MPI.
 #[cfg(test)]
-pub(super) mod threads {
+pub(crate) mod threads {
     use super::Exchange;
     use std::sync::{Barrier, Mutex};
 
