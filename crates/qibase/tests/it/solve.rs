@@ -121,7 +121,7 @@ fn an_out_of_core_solve_stopped_in_a_tier_resumes_at_its_level() {
         current: Default::default(),
         levels: AtomicUsize::new(0),
         resumed: Default::default(),
-        spill: game_dir(&opts.dir, g.id()).join(".spill"),
+        spill: game_dir(opts.dir, g.id()).join(".spill"),
         raws_in_levels: Default::default(),
     };
     let only_its_own = std::collections::BTreeSet::from([format!("{last}.raw")]);
