@@ -1,6 +1,6 @@
 //! Where cannon chess starts: the default pattern a variant's board and
 //! piece count give, and the plausible setups the report values (readings
-//! of the seed's setup).
+//! of the original setup).
 
 use super::{CannonChess, CannonChessParams};
 use crate::games::variant;
@@ -69,7 +69,7 @@ impl CannonChess {
         };
         let extra = self.max_side as usize;
         if extra == w + 2 && w >= 4 {
-            // The seed's pattern (a full edge row and the two ends of the
+            // The original pattern (a full edge row and the two ends of the
             // next row) and, on an even width, its reading with the middle
             // pair of the next row.
             let mut v = vec![(

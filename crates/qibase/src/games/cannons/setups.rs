@@ -1,6 +1,6 @@
 //! Where the cannon games start: the default pattern a variant's board
 //! and material give, and the plausible setups the report values
-//! (readings of the seeds' setups).
+//! (readings of the original setups).
 
 use super::{Cannons, CannonsParams};
 use crate::games::variant;
@@ -69,7 +69,7 @@ impl Cannons {
     /// values each; every position is solved, so no new tables are
     /// needed). Empty when none is known.
     pub fn plausible_setups(&self) -> Vec<(String, String)> {
-        // Readings of the seeds' setups on the 5 × 5 board: where the
+        // Readings of the original setups on the 5 × 5 board: where the
         // soldiers that do not fill whole ranks stand, and where the cannons.
         let setups: &[(&str, &str)] = match (self.w, self.h, self.n_cannons, self.max_soldiers) {
             (5, 5, 2, 12) => &[
