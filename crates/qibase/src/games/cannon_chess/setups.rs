@@ -73,7 +73,7 @@ impl CannonChess {
             // next row) and, on an even width, its reading with the middle
             // pair of the next row.
             let mut v = vec![(
-                "seed: edge row + its two ends".to_string(),
+                "original: edge row + its two ends".to_string(),
                 board(&|x| x == 0 || x == w - 1),
             )];
             if w.is_multiple_of(2) {
