@@ -82,7 +82,10 @@ impl Cannons {
                 ("b3 d3, cannons a1 e1", "SSSSS/SSSSS/.S.S./...../C...C"),
             ],
             (5, 5, 3, 15) => &[
-                ("original: cannons b1 c1 d1", "SSSSS/SSSSS/SSSSS/...../.CCC."),
+                (
+                    "original: cannons b1 c1 d1",
+                    "SSSSS/SSSSS/SSSSS/...../.CCC.",
+                ),
                 ("cannons a1 c1 e1", "SSSSS/SSSSS/SSSSS/...../C.C.C"),
                 ("cannons b1 d1 c2", "SSSSS/SSSSS/SSSSS/..C../.C.C."),
             ],
