@@ -35,7 +35,8 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Which tiers are on disk: slots, bits per used slot of each section, solve statistics.
     Info(verify::InfoArgs),
-    /// Write a game's tables in the compact format, for shipping (about 2 bits per used slot).
+    /// Write a game's tables in the compact format, for shipping: 2.6–2.8 bits
+    /// per used slot, the level of published exact-distance tablebases.
     Pack(pack::PackArgs),
     /// Restore the fast format from compact tables, byte for byte.
     Unpack(pack::PackArgs),
@@ -49,9 +50,9 @@ enum Command {
     Play(play::PlayArgs),
     /// The program's move in a position at a difficulty level.
     Bestmove(engine::BestmoveArgs),
-    /// Answer JSON Lines commands on stdin (bestmove, query, moves), one JSON line each.
+    /// Answer JSON Lines commands on stdin (bestmove, query, moves, quit), one JSON line each.
     Engine(engine::EngineArgs),
-    /// Serve the HTTP API (/api/v1) and the web page (/) on loopback.
+    /// Serve the HTTP API (/api/v1) and the web page (/), on loopback unless --host says otherwise.
     Serve(serve::ServeArgs),
 }
 

@@ -35,7 +35,7 @@ pub struct BenchProbeArgs {
     /// Size of the shared block cache during the run (MiB).
     #[arg(long, default_value_t = 16)]
     pub cache_mb: usize,
-    /// Decode the whole table into memory first (as `--preload` does in a server).
+    /// Decode the whole table into memory first (`Tablebase::preload`).
     #[arg(long)]
     pub preload: bool,
 }

@@ -1,6 +1,6 @@
 //! `qibase-dev`: the measurement tools (solver, lookup and HTTP benchmarks).
 //! They stay out of the `qibase` binary and out of the test suite; see the
-//! README's *Measuring* section for how to run them.
+//! *Tools* section of docs/performance.md for how to run them.
 
 use clap::{Parser, Subcommand};
 use qibase_cli::cli::CliError;

@@ -21,7 +21,7 @@
 //! # Examples
 //!
 //! Count the move sequences from a game's start position ([`perft`]); the
-//! counts are the README's table (`tests/it/data/perft/weiming.perft`):
+//! counts are the table in docs/testing.md (`tests/it/data/perft/weiming.perft`):
 //!
 //! ```
 //! use qibase::games::Weiming;

@@ -19,7 +19,7 @@ use qibase::Game;
 pub struct BestmoveArgs {
     /// Game id (see `qibase games`).
     pub game: String,
-    /// Position string (RULES.md notation, quoted).
+    /// Position string (the notation of docs/rules.md, quoted).
     pub position: String,
     /// perfect, hard, medium or easy.
     #[arg(long, default_value = "perfect")]

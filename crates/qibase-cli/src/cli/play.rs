@@ -1,5 +1,5 @@
 //! `qibase play`: a game against the program in the terminal, with the
-//! seeds' turn timer (a timed-out turn passes) and difficulty levels.
+//! original games' turn timer (a timed-out turn passes) and difficulty levels.
 //!
 //! Standard input is read by a separate thread and handed over a channel,
 //! so the timer runs while the person thinks; when stdin closes the game

@@ -119,7 +119,7 @@ impl ReportGame for CannonChess {
             let _ = writeln!(md, "## This game against the two preset boards\n");
             let _ = writeln!(
                 md,
-                "This game beside the seed's 5 × 4 board and the 4 × 4 board of 六子冲, each with its own rules and setup.\n"
+                "This game beside the original 5 × 4 board and the 4 × 4 board of 六子冲, each with its own rules and setup.\n"
             );
         }
         let _ = writeln!(
@@ -201,17 +201,17 @@ impl ReportGame for Cannons {
         }
     }
     fn extra_sections(&self, probe: &Probe<Self>, _opts: &ReportOptions) -> Result<String, String> {
-        // The seed's setup question is about the 5 × 5 board with two
+        // The original setup question is about the 5 × 5 board with two
         // cannons and twelve soldiers.
-        let seed_board = (self.width(), self.height(), self.cannon_count()) == (5, 5, 2);
-        if !seed_board || self.max_soldiers() < 12 {
+        let original_board = (self.width(), self.height(), self.cannon_count()) == (5, 5, 2);
+        if !original_board || self.max_soldiers() < 12 {
             return Ok(String::new());
         }
         let mut md = String::new();
         let _ = writeln!(md, "## The start under each plausible setup\n");
         let _ = writeln!(
             md,
-            "The seed's setup text is ambiguous (\"12 soldiers fill the top two rows\" does not fit a board \
+            "The original setup text is ambiguous (\"12 soldiers fill the top two rows\" does not fit a board \
              five points wide). Every reading keeps ranks 4 and 5 full of soldiers, two more soldiers on \
              rank 3, the two cannons on rank 1 and rank 2 empty. Listed: the two soldier pairs on rank 3 \
              that are symmetric (a3+e3, b3+d3) against the cannon pairs on rank 1 that are symmetric \
@@ -251,7 +251,7 @@ Common to all qibase games: the players alternate and must move (no passing); a 
 no legal move on their turn loses; there is no repetition rule, so play that can go on forever \
 under best play is a **draw**. Values are from the side to move: `win N` / `loss N` with N the \
 remoteness in plies (the winner hurries, the loser delays), `loss 0` when the side to move has \
-already lost. The seeds' turn timer and difficulty levels belong to play mode only.";
+already lost. The original games' turn timer and difficulty levels belong to play mode only.";
 
 /// The common rules paragraph, shown after each game's rules.
 pub fn common_rules() -> &'static str {

@@ -72,14 +72,14 @@ pub fn section(id: &str, dir: &Path) -> String {
         s.push_str(
             "The start value under each reading of the disputed rules (the preset's rules, each \
              rule switch of the family alone, all of them, and this game; `qibase solve VARIANT` \
-             makes the tables of a reading not yet solved) and, under this game's rules, from \
+             makes the tables of a reading marked not solved) and, under this game's rules, from \
              each plausible setup (no new tables needed).\n\n",
         );
     } else {
         s.push_str(
             "The start value under each reading of the disputed rules on this game's board and \
              material (the default rules, each rule switch of the family alone, all of them, and \
-             this game; `qibase solve VARIANT` makes the tables of a reading not yet solved) and, \
+             this game; `qibase solve VARIANT` makes the tables of a reading marked not solved) and, \
              under this game's rules, from each plausible setup (no new tables needed).\n\n",
         );
     }

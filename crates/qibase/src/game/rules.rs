@@ -35,7 +35,7 @@ pub trait Rules: Send + Sync {
     fn apply(&self, p: &Self::Pos, m: &Self::Move) -> Self::Pos;
 
     /// The position after the side to move lets its turn time run out
-    /// (play mode only: the seeds' turn timer): the same board with the
+    /// (play mode only: the original games' turn timer): the same board with the
     /// other side to move, and whatever else the game's rules say a pass
     /// changes (in weiming it frees the shared piece).
     fn pass(&self, p: &Self::Pos) -> Self::Pos;

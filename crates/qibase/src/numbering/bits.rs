@@ -57,7 +57,7 @@ fn nth_one_portable(mut w: u64, n: u32) -> u32 {
 /// assembly rather than `#[target_feature(enable = "bmi2")]` functions: a
 /// target-feature function cannot be inlined into the portable build's
 /// callers, and the call on every rank and unrank cost the two-cannons
-/// solve about 4 % against a native build (docs/measurements.md); the
+/// solve about 4 % against a native build (docs/performance.md); the
 /// assembly inlines, behind one predictable branch on the detected flag.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod bmi2 {

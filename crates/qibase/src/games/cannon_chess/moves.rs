@@ -135,7 +135,7 @@ impl CannonChess {
     }
 
     /// Enemy pieces taken by 挑 when a piece of a side with `own` pieces
-    /// arrives on `t`: with the seed's rule only a lone piece does it.
+    /// arrives on `t`: with the original rules only a lone piece does it.
     #[inline(always)]
     fn tiao_captures(&self, own: u64, opp: u64, t: usize) -> u64 {
         if own & (own - 1) == 0 || self.rules.tiao == Tiao::Any {

@@ -10,7 +10,7 @@ use crate::games::SpecError;
 /// Who may capture two enemy pieces by entering between them (挑).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Tiao {
-    /// Only a lone piece (the seed's rule).
+    /// Only a lone piece (the original rules).
     Lone,
     /// Any piece (the traditional 六子冲 rule as Lin Jifu gives it).
     Any,
@@ -52,7 +52,7 @@ pub const PARAMS: &[ParamDoc] = &[
         key: "tiao",
         values: "lone|any",
         help: "who captures two enemies by stopping between them (挑): only a lone piece \
-               (default, the seed) or any piece (traditional 六子冲, Lin Jifu)",
+               (default, the original rules) or any piece (traditional 六子冲, Lin Jifu)",
     },
     ParamDoc {
         key: "lone",

@@ -1,6 +1,6 @@
 //! Where cannon chess starts: the default pattern a variant's board and
 //! piece count give, and the plausible setups the report values (readings
-//! of the seed's setup).
+//! of the original setup).
 
 use super::{CannonChess, CannonChessParams};
 use crate::games::variant;
@@ -69,11 +69,11 @@ impl CannonChess {
         };
         let extra = self.max_side as usize;
         if extra == w + 2 && w >= 4 {
-            // The seed's pattern (a full edge row and the two ends of the
+            // The original pattern (a full edge row and the two ends of the
             // next row) and, on an even width, its reading with the middle
             // pair of the next row.
             let mut v = vec![(
-                "seed: edge row + its two ends".to_string(),
+                "original: edge row + its two ends".to_string(),
                 board(&|x| x == 0 || x == w - 1),
             )];
             if w.is_multiple_of(2) {

@@ -32,7 +32,7 @@ impl Describe for Cannons {
 const RULES: &str = "\
 - Board: 5 × 5 points, orthogonal lines. two-cannons: 2 cannons `C` and 12 soldiers `S`; \
 three-cannons: 3 cannons and 15 soldiers. The cannons move first.
-- Setup of two-cannons (**Interpretation**; the seed's \"12 soldiers fill the top two rows\" \
+- Setup of two-cannons (**Interpretation**; the original rules' \"12 soldiers fill the top two rows\" \
 cannot hold on a 5-wide board): soldiers on ranks 4 and 5 and on a3, e3, cannons on b1 and d1 \
 (`SSSSS/SSSSS/S...S/...../.C.C. C`), i.e. three-cannons minus the middle cannon and the middle \
 three soldiers of rank 3. Other setups are compared below.

@@ -1,6 +1,6 @@
 //! Where the cannon games start: the default pattern a variant's board
 //! and material give, and the plausible setups the report values
-//! (readings of the seeds' setups).
+//! (readings of the original setups).
 
 use super::{Cannons, CannonsParams};
 use crate::games::variant;
@@ -69,7 +69,7 @@ impl Cannons {
     /// values each; every position is solved, so no new tables are
     /// needed). Empty when none is known.
     pub fn plausible_setups(&self) -> Vec<(String, String)> {
-        // Readings of the seeds' setups on the 5 × 5 board: where the
+        // Readings of the original setups on the 5 × 5 board: where the
         // soldiers that do not fill whole ranks stand, and where the cannons.
         let setups: &[(&str, &str)] = match (self.w, self.h, self.n_cannons, self.max_soldiers) {
             (5, 5, 2, 12) => &[
@@ -82,7 +82,10 @@ impl Cannons {
                 ("b3 d3, cannons a1 e1", "SSSSS/SSSSS/.S.S./...../C...C"),
             ],
             (5, 5, 3, 15) => &[
-                ("seed: cannons b1 c1 d1", "SSSSS/SSSSS/SSSSS/...../.CCC."),
+                (
+                    "original: cannons b1 c1 d1",
+                    "SSSSS/SSSSS/SSSSS/...../.CCC.",
+                ),
                 ("cannons a1 c1 e1", "SSSSS/SSSSS/SSSSS/...../C.C.C"),
                 ("cannons b1 d1 c2", "SSSSS/SSSSS/SSSSS/..C../.C.C."),
             ],
