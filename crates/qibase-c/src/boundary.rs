@@ -62,10 +62,7 @@ pub(crate) fn guarded(f: impl FnOnce() -> Res<()>) -> qb_status {
 
 /// The failure of a NULL pointer argument.
 pub(crate) fn null(what: &str) -> Failure {
-    Failure::new(
-        qb_status::QB_ERR_NULL_ARGUMENT,
-        format!("{what} is NULL"),
-    )
+    Failure::new(qb_status::QB_ERR_NULL_ARGUMENT, format!("{what} is NULL"))
 }
 
 /// A caller's NUL-terminated UTF-8 string.

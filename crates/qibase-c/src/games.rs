@@ -159,7 +159,9 @@ pub unsafe extern "C" fn qb_apply(
 pub(crate) fn apply<G: Game>(g: &G, pos: &str, mv: &str) -> Res<String> {
     let p = g.parse_pos(pos)?;
     if g.game_end(&p).is_some() {
-        return Err(ParseError::illegal_move(format!("illegal move '{mv}': the game is over")).into());
+        return Err(
+            ParseError::illegal_move(format!("illegal move '{mv}': the game is over")).into(),
+        );
     }
     let m = g.parse_move(&p, mv)?;
     Ok(g.format_pos(&g.apply(&p, &m)))

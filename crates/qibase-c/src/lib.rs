@@ -28,8 +28,7 @@ use std::ffi::c_char;
 pub use games::{qb_apply, qb_game_end, qb_games, qb_start_position, qb_value, qb_variants};
 pub use status::qb_status;
 pub use tables::{
-    qb_best_move, qb_close, qb_move, qb_moves, qb_open, qb_probe, qb_pv, qb_tablebase,
-    QB_MOVE_MAX,
+    qb_best_move, qb_close, qb_move, qb_moves, qb_open, qb_probe, qb_pv, qb_tablebase, QB_MOVE_MAX,
 };
 
 /// The message of this thread's last failure: one line naming what was

@@ -258,11 +258,9 @@ pub unsafe extern "C" fn qb_best_move(
                 read_str(difficulty, "difficulty")?,
             )
         };
-        let level: Difficulty = level
-            .parse()
-            .map_err(|e: qibase::ai::UnknownDifficulty| {
-                Failure::new(qb_status::QB_ERR_BAD_ARGUMENT, e.to_string())
-            })?;
+        let level: Difficulty = level.parse().map_err(|e: qibase::ai::UnknownDifficulty| {
+            Failure::new(qb_status::QB_ERR_BAD_ARGUMENT, e.to_string())
+        })?;
         let text = with_tb!(h.tb, |g, tb| {
             let mut rng = Rng::new(seed);
             let (a, i) = qibase::ai::choose(g, tb, &g.parse_pos(pos)?, level, &mut rng)?;

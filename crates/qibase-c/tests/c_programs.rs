@@ -1,4 +1,4 @@
-//! The C tests (tests/c/test_api.c) and the C example (examples/c/play.c)
+//! The C tests (tests/c/test_api.c) and the C examples (examples/c/)
 //! compiled with the system's C compiler against the static library this
 //! build made, and run on tables solved and packed here: cannon-chess up
 //! to two pieces a side, in the compact format, and copies of them with
@@ -33,7 +33,9 @@ fn c_compiler() -> Option<String> {
 /// it (where `cargo build` puts it).
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary has a path");
-    let deps = exe.parent().expect("the test binary is in <target>/<profile>/deps");
+    let deps = exe
+        .parent()
+        .expect("the test binary is in <target>/<profile>/deps");
     let found = [Some(deps), deps.parent()]
         .into_iter()
         .flatten()
@@ -47,7 +49,9 @@ fn lib_dir() -> PathBuf {
 fn compile(cc: &str, source: &Path, out: &Path) {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let status = Command::new(cc)
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-pthread", "-I"])
+        .args([
+            "-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-pthread", "-I",
+        ])
         .arg(crate_dir.join("include"))
         .arg(source)
         .arg(lib_dir().join("libqibase_c.a"))
@@ -119,8 +123,8 @@ fn the_c_tests_and_the_c_example_pass() {
     let test = root.join("test_api");
     compile(&cc, &crate_dir.join("tests/c/test_api.c"), &test);
     let out = Command::new(&test).args(&dirs).output().expect("runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the C tests failed:\n{text}");
     assert!(text.contains(" checks, 0 failed"), "{text}");
 
@@ -131,10 +135,27 @@ fn the_c_tests_and_the_c_example_pass() {
         .args(["cannon-chess", "OO../..../..../..../XX.. X"])
         .output()
         .expect("runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the example failed:\n{text}");
     assert!(text.contains("game over"), "{text}");
+    let first = root.join("first_probe");
+    compile(
+        &cc,
+        &crate_dir.join("../../examples/c/first_probe.c"),
+        &first,
+    );
+    let out = Command::new(&first)
+        .arg(&dirs[0])
+        .args(["cannon-chess", "OO../..../..../..../XX.. X"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("first probe") && text.contains("resident KiB"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Without tables it says so in one line and fails.
     let out = Command::new(&play).arg(&dirs[3]).output().expect("runs");
     let err = String::from_utf8_lossy(&out.stderr);

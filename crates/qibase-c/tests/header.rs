@@ -7,8 +7,8 @@ use std::path::Path;
 #[test]
 fn the_committed_header_matches_the_code() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
-        .expect("cbindgen.toml reads");
+    let config =
+        cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml reads");
     let mut made = Vec::new();
     cbindgen::Builder::new()
         .with_crate(crate_dir)
