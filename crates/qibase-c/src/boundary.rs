@@ -132,3 +132,32 @@ pub(crate) unsafe fn write_out<T>(out: *mut T, value: T, what: &str) -> Res<()> 
     unsafe { out.write(value) };
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn last_error() -> String {
+        // SAFETY: the pointer is this thread's message, NUL-terminated and
+        // valid until the next call into the library.
+        unsafe { CStr::from_ptr(last_error_ptr()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn a_panic_becomes_an_internal_error_with_its_message() {
+        let s = guarded(|| panic!("a test panic"));
+        assert_eq!(s, qb_status::QB_ERR_INTERNAL);
+        assert_eq!(last_error(), "internal error: a test panic");
+        assert_eq!(guarded(|| Ok(())), qb_status::QB_OK);
+        assert_eq!(last_error(), "");
+    }
+
+    #[test]
+    fn a_message_with_a_nul_is_cut_there() {
+        let s = guarded(|| Err(Failure::new(qb_status::QB_ERR_IO, "before\0after")));
+        assert_eq!(s, qb_status::QB_ERR_IO);
+        assert_eq!(last_error(), "before");
+    }
+}
