@@ -5,8 +5,9 @@
  * its exact value.
  *
  * Usage: play TABLE_DIR [GAME [POSITION]]
- *   TABLE_DIR  made by `qibase solve cannon-chess --dir TABLE_DIR` and
- *              `qibase pack cannon-chess --dir TABLE_DIR`
+ *   TABLE_DIR  made by `qibase solve cannon-chess --dir FAST` and
+ *              `qibase pack cannon-chess --dir FAST --out TABLE_DIR`
+ *              (or FAST itself: the fast tables work as well)
  *   GAME       default cannon-chess (any game or variant string)
  *   POSITION   default the game's start position
  *

@@ -46,8 +46,8 @@ pub struct qb_move {
 }
 
 /// Open the tables of `game` (a preset id or a variant string) under the
-/// directory `dir` (the one `qibase solve --dir` wrote: it holds a
-/// subdirectory per game). Every table file of the game that is there is
+/// directory `dir` (the one `qibase solve --dir` or `qibase pack --out`
+/// wrote: it holds a subdirectory per game). Every table file of the game that is there is
 /// opened and its header checked now; values are read on demand.
 ///
 /// Errors: `QB_ERR_NOT_FOUND` if `dir` does not exist,
