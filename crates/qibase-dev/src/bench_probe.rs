@@ -52,7 +52,7 @@ fn thread_cpu_ns() -> Option<u64> {
 }
 
 /// Wall and CPU seconds of `f` on this thread.
-fn clocked<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
+pub fn clocked<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
     let c0 = thread_cpu_ns();
     let t0 = Instant::now();
     let r = f();

@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use qibase_cli::cli::CliError;
-use qibase_dev::{bench, bench_http, bench_probe, levels};
+use qibase_dev::{bench, bench_c, bench_http, bench_probe, levels};
 
 #[derive(Parser)]
 #[command(name = "qibase-dev", about = "qibase's benchmarks")]
@@ -19,6 +19,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Uniform random lookups per second per thread: cold WDL, cold full value, repeated.
     BenchProbe(bench_probe::BenchProbeArgs),
+    /// Lookups through the C library's `qb_probe` against the Rust prober, cold and repeated.
+    BenchC(bench_c::BenchCArgs),
     /// Load generator for `qibase serve`: random query requests on loopback,
     /// requests/s and latency percentiles.
     BenchHttp(bench_http::BenchHttpArgs),
@@ -36,6 +38,7 @@ fn main() {
     let result: Result<(), CliError> = match &cli.command {
         Command::Bench(a) => bench::run(a),
         Command::BenchProbe(a) => bench_probe::bench_probe(a),
+        Command::BenchC(a) => bench_c::run(a),
         Command::BenchHttp(a) => bench_http::run(a),
         Command::Levels(a) => levels::run(a),
     };
