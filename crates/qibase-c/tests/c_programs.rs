@@ -70,11 +70,10 @@ fn tables(root: &Path) -> [PathBuf; 4] {
         .expect("the preset builds");
     let fast = root.join("fast");
     let opts = SolveOptions {
-        dir: fast.clone(),
         max_pieces: Some(2),
-        memory: None,
+        ..SolveOptions::new(&fast)
     };
-    solve_game(&g, &opts, &()).expect("the subset solves");
+    solve_game(&g, &opts).expect("the subset solves");
     let good = root.join("good");
     pack(&g, &fast, &good, &mut |_| {}).expect("the subset packs");
     let game_dir = qibase::tablebase::game_dir(&good, g.id());
