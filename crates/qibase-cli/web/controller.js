@@ -198,6 +198,8 @@ export class Controller extends EventTarget {
 
   // Go to a new ply from the current one (a move object, or a pass).
   play(pos, last, pass = false) {
+    // A move of one's own leaves the reviewed game: the line is no longer it.
+    this.review.result = null;
     this.line = this.line.slice(0, this.cur + 1);
     this.line.push({ pos, last, pass, fresh: true });
     this.cur = this.line.length - 1;
@@ -241,7 +243,7 @@ export class Controller extends EventTarget {
   // ----- the clock -------------------------------------------------------------
 
   startClock() {
-    if (this.mode === "analyse" || this.puzzle) return this.clock.stop();
+    if (this.mode === "analyse" || this.puzzle || !this.humanSide()) return this.clock.stop();
     this.clock.start(Number(this.timer) || 0, this.curPly().pos);
   }
 

@@ -53,7 +53,9 @@ pub fn run(a: &AnnotateArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     let moves = moves_of(a)?;
     if moves.is_empty() {
-        return Err(CliError::input("no moves to annotate (give them as arguments or on stdin)"));
+        return Err(CliError::input(
+            "no moves to annotate (give them as arguments or on stdin)",
+        ));
     }
     with_game!(any, |g| {
         let tb = Tablebase::open(g, &a.dir);
@@ -100,7 +102,11 @@ fn text(start: &str, plies: &[PlyJson]) -> String {
             out += &format!(
                 "      best instead: {} ({best}); line: {}\n",
                 p.best.mv,
-                if rest.is_empty() { "-".to_string() } else { rest.join(" ") }
+                if rest.is_empty() {
+                    "-".to_string()
+                } else {
+                    rest.join(" ")
+                }
             );
         }
     }

@@ -35,7 +35,12 @@ fn game() -> (Vec<String>, Vec<Json>) {
             break;
         }
         let list = a["moves"].as_array().unwrap();
-        let m = if ply % 3 == 1 { list.last() } else { list.first() }.unwrap();
+        let m = if ply % 3 == 1 {
+            list.last()
+        } else {
+            list.first()
+        }
+        .unwrap();
         moves.push(m["move"].as_str().unwrap().to_string());
         pos = m["position"].as_str().unwrap().to_string();
         answers.push(a);
@@ -70,14 +75,25 @@ fn annotate_agrees_with_query_ply_by_ply() {
             .find(|m| &m["move"] == mv)
             .unwrap();
         assert_eq!(line["played"], *entry);
-        let worse = rank(entry["category"].as_str().unwrap()) < rank(q["category"].as_str().unwrap());
+        let worse =
+            rank(entry["category"].as_str().unwrap()) < rank(q["category"].as_str().unwrap());
         assert_eq!(line["mistake"], Json::Bool(worse), "{line}");
         if worse {
             mistakes += 1;
             // The line after the best move is that position's principal variation.
             let after = query(q["moves"][0]["position"].as_str().unwrap());
-            let pv: Vec<&Json> = after["pv"].as_array().unwrap().iter().map(|m| &m["move"]).collect();
-            let line_moves: Vec<&Json> = line["line"].as_array().unwrap().iter().map(|m| &m["move"]).collect();
+            let pv: Vec<&Json> = after["pv"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| &m["move"])
+                .collect();
+            let line_moves: Vec<&Json> = line["line"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| &m["move"])
+                .collect();
             assert_eq!(line_moves, pv);
         } else {
             assert!(line["line"].is_null());
@@ -105,7 +121,13 @@ fn annotate_agrees_with_query_ply_by_ply() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.matches("??").count(), mistakes, "{text}");
     assert_eq!(text.matches("best instead:").count(), mistakes, "{text}");
-    assert!(text.contains(&format!("{} plies, {mistakes} changed the result", moves.len())), "{text}");
+    assert!(
+        text.contains(&format!(
+            "{} plies, {mistakes} changed the result",
+            moves.len()
+        )),
+        "{text}"
+    );
 }
 
 #[test]
@@ -120,5 +142,10 @@ fn a_bad_move_is_one_line_naming_its_ply() {
     assert_eq!(o.status.code(), Some(2));
     let o = qibase(&["annotate", "weiming"]);
     // No moves on an empty stdin.
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

@@ -32,7 +32,11 @@ fn serve(dir: &Path) -> (Guard, String) {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
-    let addr = first.trim().strip_prefix("listening on ").unwrap().to_string();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string();
     (Guard(child), addr)
 }
 
@@ -68,13 +72,21 @@ fn game_with_a_blunder() -> (Vec<String>, usize) {
 }
 
 async fn click(c: &Client, id: &str) {
-    c.find(Locator::Id(id)).await.unwrap().click().await.unwrap();
+    c.find(Locator::Id(id))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
 }
 
 /// The page shows `pos` with the value and the number of moves the CLI gives.
 async fn shows(c: &Client, pos: &str) {
     let q = query(pos);
-    let (cat, n) = (q["category"].as_str().unwrap().to_string(), q["moves"].as_array().unwrap().len());
+    let (cat, n) = (
+        q["category"].as_str().unwrap().to_string(),
+        q["moves"].as_array().unwrap().len(),
+    );
     let pos = pos.to_string();
     wait_for(&format!("{pos} valued"), 15, || {
         let (pos, cat) = (pos.clone(), cat.clone());
@@ -105,15 +117,25 @@ async fn editor_variants_and_review_in_both_languages() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let (_server, addr) = serve(&dir);
     let (moves, marked) = game_with_a_blunder();
-    assert_eq!(marked, 1, "the worst move at ply 3 changes the result once: {moves:?}");
+    assert_eq!(
+        marked, 1,
+        "the worst move at ply 3 changes the result once: {moves:?}"
+    );
     for (lang, bad, group, board) in [
-        ("en", "That is not a valid position", "Two Cannons, Twelve Soldiers", "6×5 board"),
+        (
+            "en",
+            "That is not a valid position",
+            "Two Cannons, Twelve Soldiers",
+            "6×5 board",
+        ),
         ("zh", "局面无效", "两炮十二兵", "6×5 棋盘"),
     ] {
         for (size, wh) in [("desktop", (1300, 1050)), ("phone", (390, 844))] {
             let c = connect_sized(port, wh).await;
             let tag = format!("{lang}-{size}");
-            c.goto(&format!("{addr}/?game=weiming&lang={lang}")).await.unwrap();
+            c.goto(&format!("{addr}/?game=weiming&lang={lang}"))
+                .await
+                .unwrap();
             shows(&c, "XXX/S../OOO X -").await;
             // Close the rules shown on a first visit.
             if js(&c, "return document.getElementById('rules-dialog').open;").await == json!(true) {
@@ -130,7 +152,12 @@ async fn editor_variants_and_review_in_both_languages() {
             let field = js(&c, "return document.getElementById('editor-pos').value;").await;
             assert_eq!(field, json!(".XX/SX./OOO X -"));
             // The side to move.
-            c.find(Locator::Css("#editor-sides input[value='O']")).await.unwrap().click().await.unwrap();
+            c.find(Locator::Css("#editor-sides input[value='O']"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
             shows(&c, ".XX/SX./OOO O -").await;
             shot(&c, &format!("{tag}-editor")).await;
             // A bad string: the server's error, in the page's language.
@@ -148,8 +175,13 @@ async fn editor_variants_and_review_in_both_languages() {
             assert!(label[1].as_str().unwrap().contains(board), "{label}");
             js(&c, &format!("const s = document.getElementById('game'); s.value = '{VARIANT}'; s.dispatchEvent(new Event('change'));")).await;
             wait_for("the 6×5 board", 15, || async {
-                let n = js(&c, "return document.querySelectorAll('#board g.point').length;").await;
-                (n == json!(30) && text_of(&c, "#value").await.is_some_and(|v| v != "…")).then_some(())
+                let n = js(
+                    &c,
+                    "return document.querySelectorAll('#board g.point').length;",
+                )
+                .await;
+                (n == json!(30) && text_of(&c, "#value").await.is_some_and(|v| v != "…"))
+                    .then_some(())
             })
             .await;
             shot(&c, &format!("{tag}-variant")).await;
@@ -160,21 +192,41 @@ async fn editor_variants_and_review_in_both_languages() {
             js(&c, &format!("const r = document.getElementById('review'); r.open = true; document.getElementById('review-moves').value = '{}';", moves.join(" "))).await;
             click(&c, "review-start").await;
             wait_for("the review", 15, || async {
-                let n = js(&c, "return document.querySelectorAll('#review-list li').length;").await;
+                let n = js(
+                    &c,
+                    "return document.querySelectorAll('#review-list li').length;",
+                )
+                .await;
                 (n == json!(moves.len())).then_some(())
             })
             .await;
             let marks = js(&c, "return [...document.querySelectorAll('#review-list li.mistake')].map((l) => l.dataset.ply);").await;
             assert_eq!(marks, json!(["3"]));
-            let mark = text_of(&c, "#review-list li.mistake .review-mark").await.unwrap();
+            let mark = text_of(&c, "#review-list li.mistake .review-mark")
+                .await
+                .unwrap();
             assert!(mark.starts_with("??"), "{mark}");
             // The permalink carries the review.
             let u = c.current_url().await.unwrap();
-            assert!(u.query_pairs().any(|(k, v)| k == "moves" && v == moves.join(",")), "{u}");
-            let fits = js(&c, "return document.documentElement.scrollWidth <= window.innerWidth;").await;
+            assert!(
+                u.query_pairs()
+                    .any(|(k, v)| k == "moves" && v == moves.join(",")),
+                "{u}"
+            );
+            let fits = js(
+                &c,
+                "return document.documentElement.scrollWidth <= window.innerWidth;",
+            )
+            .await;
             assert_eq!(fits, json!(true), "{tag}: horizontal scrolling");
-            c.find(Locator::Css("#review-list li.mistake")).await.unwrap();
-            js(&c, "document.querySelector('#review-list li.mistake').scrollIntoView();").await;
+            c.find(Locator::Css("#review-list li.mistake"))
+                .await
+                .unwrap();
+            js(
+                &c,
+                "document.querySelector('#review-list li.mistake').scrollIntoView();",
+            )
+            .await;
             shot(&c, &format!("{tag}-review")).await;
             c.close().await.unwrap();
         }

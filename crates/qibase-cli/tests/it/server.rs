@@ -572,7 +572,11 @@ async fn the_page_and_its_assets() {
     };
     let general = |m: &serde_json::Map<String, Json>| -> std::collections::BTreeSet<String> {
         m.keys()
-            .filter(|k| !["_zero", "_one", "_two", "_few", "_many"].iter().any(|f| k.ends_with(f)))
+            .filter(|k| {
+                !["_zero", "_one", "_two", "_few", "_many"]
+                    .iter()
+                    .any(|f| k.ends_with(f))
+            })
             .cloned()
             .collect()
     };
@@ -585,7 +589,10 @@ async fn the_page_and_its_assets() {
         }
         for k in m.keys().filter(|k| !keys.contains(*k)) {
             let (base, form) = k.rsplit_once('_').unwrap();
-            assert!(forms.contains(&form), "{lang}.json: {k}: {lang} has no '{form}' form");
+            assert!(
+                forms.contains(&form),
+                "{lang}.json: {k}: {lang} has no '{form}' form"
+            );
             assert!(keys.contains(base), "{lang}.json: {k} without {base}");
         }
     }

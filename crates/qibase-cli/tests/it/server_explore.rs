@@ -45,7 +45,15 @@ async fn variants_with_tables_are_listed_with_their_parameters() {
             VARIANTS[1].0
         ]
     );
-    let listed = |id: &str| games.as_array().unwrap().iter().find(|g| g["id"] == id).unwrap().clone();
+    let listed = |id: &str| {
+        games
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["id"] == id)
+            .unwrap()
+            .clone()
+    };
     let cc = listed(VARIANTS[0].0);
     assert_eq!(cc["tablebase"], true, "{cc}");
     assert_eq!(cc["variant"]["family"], "cannon-chess");
@@ -59,7 +67,11 @@ async fn variants_with_tables_are_listed_with_their_parameters() {
     for (spec, points) in VARIANTS {
         let (s, g) = get(&app, &format!("/api/v1/games/{spec}")).await;
         assert_eq!(s, StatusCode::OK, "{g}");
-        assert_eq!(g["geometry"]["points"].as_array().unwrap().len(), points, "{spec}");
+        assert_eq!(
+            g["geometry"]["points"].as_array().unwrap().len(),
+            points,
+            "{spec}"
+        );
         let start = g["start"].as_str().unwrap().replace(' ', "_");
         let (s, q) = get(&app, &format!("/api/v1/{spec}/query?pos={start}")).await;
         assert_eq!(s, StatusCode::OK, "{q}");
@@ -81,7 +93,11 @@ async fn annotate_answers_as_the_command_line() {
     let (_, after) = get(&app, &format!("/api/v1/weiming/query?pos={pos}")).await;
     let worst = after["moves"].as_array().unwrap().last().unwrap();
     moves.push(worst["move"].as_str().unwrap().to_string());
-    let (s, j) = get(&app, &format!("/api/v1/weiming/annotate?moves={}", moves.join(","))).await;
+    let (s, j) = get(
+        &app,
+        &format!("/api/v1/weiming/annotate?moves={}", moves.join(",")),
+    )
+    .await;
     assert_eq!(s, StatusCode::OK, "{j}");
     assert_eq!(j["start"], "XXX/S../OOO X -");
     let mut args = vec!["annotate", "weiming", "--json"];
@@ -98,7 +114,11 @@ async fn annotate_answers_as_the_command_line() {
     assert_eq!(cli[2]["mistake"], Json::Bool(worse));
 
     // From a given position, and the errors.
-    let (s, j) = get(&app, &format!("/api/v1/weiming/annotate?pos={pos}&moves={}", moves[2])).await;
+    let (s, j) = get(
+        &app,
+        &format!("/api/v1/weiming/annotate?pos={pos}&moves={}", moves[2]),
+    )
+    .await;
     assert_eq!(s, StatusCode::OK, "{j}");
     assert_eq!(j["plies"][0]["mistake"], cli[2]["mistake"]);
     let e = expect_error(
@@ -109,7 +129,13 @@ async fn annotate_answers_as_the_command_line() {
     )
     .await;
     assert!(e.starts_with("ply 2"), "{e}");
-    expect_error(&app, "/api/v1/weiming/annotate", StatusCode::BAD_REQUEST, "bad_move").await;
+    expect_error(
+        &app,
+        "/api/v1/weiming/annotate",
+        StatusCode::BAD_REQUEST,
+        "bad_move",
+    )
+    .await;
     expect_error(
         &app,
         "/api/v1/weiming/annotate?pos=XXX/S../OO_X_-&moves=tl-tm",
