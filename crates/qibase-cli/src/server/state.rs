@@ -329,7 +329,7 @@ pub fn served_variants(dir: &Path) -> Vec<(String, AnyGame)> {
         let Ok(game) = AnyGame::from_id(&id) else {
             continue;
         };
-        let canonical = with_game!(&game, |g| g.id().to_string());
+        let canonical = with_game!(game, |g| qibase::Tiers::id(g).to_string());
         if canonical != id || !has_tier_file(&dir.join(&name)) {
             continue;
         }
