@@ -198,7 +198,8 @@ export class Controller extends EventTarget {
 
   // Go to a new ply from the current one (a move object, or a pass).
   play(pos, last, pass = false) {
-    // A move of one's own leaves the reviewed game: the line is no longer it.
+    // A move leaves the editor, and the reviewed game (the line is no longer it).
+    this.editor.on = false;
     this.review.result = null;
     this.line = this.line.slice(0, this.cur + 1);
     this.line.push({ pos, last, pass, fresh: true });
