@@ -91,7 +91,7 @@ fn text(start: &str, plies: &[PlyJson]) -> String {
     let mistakes = plies.iter().filter(|p| p.mistake).count();
     for p in plies {
         let after = p.played.value.as_ref().map_or("", |v| v.value.as_str());
-        let mark = if p.mistake { "  ?? " } else { "" };
+        let mark = if p.mistake { "  ??" } else { "" };
         out += &format!(
             "{:>4}. {} {:<8} {:<9} (before: {}){mark}\n",
             p.ply, p.side_to_move, p.played.mv, after, p.value.value

@@ -21,26 +21,21 @@ fn rank(category: &str) -> u8 {
     }
 }
 
-/// A game of weiming that takes the worst move every third ply and the best
-/// move otherwise, with each position's `query` answer.
+/// A won position of weiming (win 3 for O, whose other move draws).
+const WON: &str = "X.X/SXO/.OO O -";
+
+/// A game of weiming from [`WON`] that takes the worst move at the first
+/// ply and the best move after it, with each position's `query` answer.
 fn game() -> (Vec<String>, Vec<Json>) {
-    let mut pos = query("XXX/S../OOO X -")["position"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let mut pos = WON.to_string();
     let (mut moves, mut answers) = (Vec::new(), Vec::new());
-    for ply in 0..12 {
+    for ply in 0..8 {
         let a = query(&pos);
         if !a["end"].is_null() {
             break;
         }
         let list = a["moves"].as_array().unwrap();
-        let m = if ply % 3 == 1 {
-            list.last()
-        } else {
-            list.first()
-        }
-        .unwrap();
+        let m = if ply == 0 { list.last() } else { list.first() }.unwrap();
         moves.push(m["move"].as_str().unwrap().to_string());
         pos = m["position"].as_str().unwrap().to_string();
         answers.push(a);
@@ -51,7 +46,7 @@ fn game() -> (Vec<String>, Vec<Json>) {
 #[test]
 fn annotate_agrees_with_query_ply_by_ply() {
     let (moves, answers) = game();
-    let mut args = vec!["annotate", "weiming", "--json"];
+    let mut args = vec!["annotate", "weiming", "--json", "--from", WON];
     args.extend(moves.iter().map(String::as_str));
     let o = qibase(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -104,7 +99,7 @@ fn annotate_agrees_with_query_ply_by_ply() {
     // Text, with the moves on stdin: one line a ply, each mistake marked.
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_qibase"))
         .current_dir(crate::common::root())
-        .args(["annotate", "weiming"])
+        .args(["annotate", "weiming", "--from", WON])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -133,7 +128,7 @@ fn annotate_agrees_with_query_ply_by_ply() {
 #[test]
 fn a_bad_move_is_one_line_naming_its_ply() {
     let (moves, _) = game();
-    let o = qibase(&["annotate", "weiming", &moves[0], "zz-zz"]);
+    let o = qibase(&["annotate", "weiming", "--from", WON, &moves[0], "zz-zz"]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -47,19 +47,24 @@ fn query(pos: &str) -> Json {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
-/// A weiming game of best moves with the worst move at ply 3, and how many
-/// of its moves `qibase annotate` marks.
+/// A won position of weiming (win 3 for O, whose other move draws).
+const WON: &str = "X.X/SXO/.OO O -";
+
+/// A weiming game from [`WON`]: the worst move, then best moves; and how
+/// many of its moves `qibase annotate` marks.
 fn game_with_a_blunder() -> (Vec<String>, usize) {
-    let mut pos = "XXX/S../OOO X -".to_string();
+    let mut pos = WON.to_string();
     let mut moves = Vec::new();
     for ply in 1..=6 {
         let a = query(&pos);
         let list = a["moves"].as_array().unwrap();
-        let m = if ply == 3 { list.last() } else { list.first() }.unwrap();
+        let Some(m) = (if ply == 1 { list.last() } else { list.first() }) else {
+            break;
+        };
         moves.push(m["move"].as_str().unwrap().to_string());
         pos = m["position"].as_str().unwrap().to_string();
     }
-    let mut args = vec!["annotate", "weiming", "--json"];
+    let mut args = vec!["annotate", "weiming", "--json", "--from", WON];
     args.extend(moves.iter().map(String::as_str));
     let o = qibase(&args);
     assert!(o.status.success());
@@ -119,7 +124,7 @@ async fn editor_variants_and_review_in_both_languages() {
     let (moves, marked) = game_with_a_blunder();
     assert_eq!(
         marked, 1,
-        "the worst move at ply 3 changes the result once: {moves:?}"
+        "the worst move of a won position changes the result once: {moves:?}"
     );
     for (lang, bad, group, board) in [
         (
@@ -189,8 +194,13 @@ async fn editor_variants_and_review_in_both_languages() {
             // Review a pasted game of weiming: its one blunder marked.
             js(&c, "const s = document.getElementById('game'); s.value = 'weiming'; s.dispatchEvent(new Event('change'));").await;
             shows(&c, "XXX/S../OOO X -").await;
+            // The won position, pasted into the editor.
+            click(&c, "edit-btn").await;
+            js(&c, &format!("const f = document.getElementById('editor-pos'); f.value = '{WON}'; f.dispatchEvent(new Event('change'));")).await;
+            shows(&c, WON).await;
+            click(&c, "editor-done").await;
             js(&c, &format!("const r = document.getElementById('review'); r.open = true; document.getElementById('review-moves').value = '{}';", moves.join(" "))).await;
-            click(&c, "review-start").await;
+            click(&c, "review-here").await;
             wait_for("the review", 15, || async {
                 let n = js(
                     &c,
@@ -201,7 +211,7 @@ async fn editor_variants_and_review_in_both_languages() {
             })
             .await;
             let marks = js(&c, "return [...document.querySelectorAll('#review-list li.mistake')].map((l) => l.dataset.ply);").await;
-            assert_eq!(marks, json!(["3"]));
+            assert_eq!(marks, json!(["1"]));
             let mark = text_of(&c, "#review-list li.mistake .review-mark")
                 .await
                 .unwrap();
