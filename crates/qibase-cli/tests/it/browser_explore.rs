@@ -212,10 +212,15 @@ async fn editor_variants_and_review_in_both_languages() {
             .await;
             let marks = js(&c, "return [...document.querySelectorAll('#review-list li.mistake')].map((l) => l.dataset.ply);").await;
             assert_eq!(marks, json!(["1"]));
-            let mark = text_of(&c, "#review-list li.mistake .review-mark")
-                .await
-                .unwrap();
+            // (Read in one script: the list is redrawn as values arrive.)
+            let mark = js(
+                &c,
+                "return document.querySelector('#review-list li.mistake .review-mark').textContent;",
+            )
+            .await;
+            let mark = mark.as_str().unwrap();
             assert!(mark.starts_with("??"), "{mark}");
+            assert!(mark.contains("m-tm"), "the best move instead: {mark}");
             // The permalink carries the review.
             let u = c.current_url().await.unwrap();
             assert!(
