@@ -147,6 +147,8 @@ async fn editor_variants_and_review_in_both_languages() {
                 click(&c, "rules-close").await;
             }
 
+            shot(&c, &format!("{tag}-page")).await;
+
             // The editor: remove the X on tl (X → O → S → empty), place one on x.
             click(&c, "edit-btn").await;
             for _ in 0..3 {
