@@ -585,7 +585,10 @@ async fn the_page_and_its_assets() {
         let m = strings(lang);
         let keys = general(&m);
         let odd: Vec<&String> = en_keys.symmetric_difference(&keys).collect();
-        assert!(odd.is_empty(), "in one of en.json and {lang}.json only: {odd:?}");
+        assert!(
+            odd.is_empty(),
+            "in one of en.json and {lang}.json only: {odd:?}"
+        );
         for k in m.keys().filter(|k| !keys.contains(*k)) {
             let (base, form) = k.rsplit_once('_').unwrap();
             assert!(
