@@ -172,6 +172,17 @@ async fn editor_variants_and_review_in_both_languages() {
             let err = wait_text(&c, "#status.error", bad, 10).await;
             assert!(err.contains("OO"), "{err}");
             shot(&c, &format!("{tag}-editor-error")).await;
+            // A win in one ply, in the page's own words (Chinese has no
+            // singular form: its general string, never the English one).
+            js(&c, "const f = document.getElementById('editor-pos'); f.value = 'XOX/S../XOO O -'; f.dispatchEvent(new Event('change'));").await;
+            shows(&c, "XOX/S../XOO O -").await;
+            let words = text_of(&c, "#value-words").await.unwrap();
+            let want = if lang == "zh" {
+                "1 步取胜"
+            } else {
+                "wins in 1 ply "
+            };
+            assert!(words.contains(want), "{lang}: {words}");
             click(&c, "editor-reset").await;
             shows(&c, "XXX/S../OOO X -").await;
             click(&c, "editor-done").await;
