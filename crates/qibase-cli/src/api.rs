@@ -11,6 +11,8 @@
 //! * a move is `{move, position, value…, end}`, the same in every list;
 //! * `pass` is the position after a time-out pass (play mode).
 
+pub mod annotate;
+
 use serde::{Deserialize, Serialize};
 
 use qibase::ai::{choose, Difficulty, Rng, UnknownDifficulty};

@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use qibase_cli::cli::{
-    engine, pack, play, puzzles, query, report, rules, serve, solve, verify, CliError,
+    annotate, engine, pack, play, puzzles, query, report, rules, serve, solve, verify, CliError,
 };
 
 #[derive(Parser)]
@@ -31,6 +31,8 @@ enum Command {
     Solve(solve::SolveArgs),
     /// A position's exact value, every move's value and the principal variation.
     Query(query::QueryArgs),
+    /// Review a game move by move: each move's value, and each move that changed the result with the best move instead.
+    Annotate(annotate::AnnotateArgs),
     /// Check every tablebase checksum and re-derive every stored value from its moves.
     Verify(verify::VerifyArgs),
     /// Which tiers are on disk: slots, bits per used slot of each section, solve statistics.
@@ -92,6 +94,7 @@ fn main() {
         Command::Perft(a) => rules::perft_cmd(a),
         Command::Solve(a) => solve::run(a),
         Command::Query(a) => query::run(a),
+        Command::Annotate(a) => annotate::run(a),
         Command::Verify(a) => verify::verify(a),
         Command::Info(a) => verify::info(a),
         Command::Pack(a) => pack::run(a, pack::Direction::Pack),

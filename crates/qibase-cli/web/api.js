@@ -72,6 +72,10 @@ export class Api {
       "bestmove",
     );
   }
+  annotate(id, start, moves) {
+    const m = moves.map(encodeURIComponent).join(",");
+    return this.get(`${encodeURIComponent(id)}/annotate?pos=${encodeURIComponent(urlPos(start))}&moves=${m}`, "annotate");
+  }
   puzzles(id) {
     return this.get(`${encodeURIComponent(id)}/puzzles`, "puzzles");
   }

@@ -6,12 +6,14 @@
 //   clock.js      — the turn clock;
 //   views.js      — rendering, in the page's language;
 //   puzzle.js     — puzzle mode;  rules.js — the rules dialog;
+//   editor.js     — the position editor; review.js — game review;
 //   i18n.js       — the language and the strings of i18n/*.json.
 
 import { Api } from "./api.js";
 import { Controller } from "./controller.js";
 import { applyStatic, initialLang, lang, setLang } from "./i18n.js";
 import { PuzzleMode } from "./puzzle.js";
+import { splitMoves } from "./review.js";
 import { renderRules } from "./rules.js";
 import { Views, errorText } from "./views.js";
 
@@ -109,6 +111,18 @@ async function init() {
     b.addEventListener("click", () => openRules(b.dataset.tab));
   }
   $("puzzle-btn").addEventListener("click", () => PuzzleMode.enter(ctl));
+  $("edit-btn").addEventListener("click", () => ctl.editor.toggle());
+  $("editor-done").addEventListener("click", () => ctl.editor.toggle());
+  $("editor-clear").addEventListener("click", () => ctl.editor.clear());
+  $("editor-reset").addEventListener("click", () => ctl.editor.reset());
+  $("editor-lock").addEventListener("change", (ev) => ctl.editor.setLocked(ev.target.checked));
+  $("editor-pos").addEventListener("change", (ev) => ctl.editor.paste(ev.target.value));
+  const review = (start) => {
+    const moves = splitMoves($("review-moves").value);
+    if (moves.length) ctl.review.run(start, moves);
+  };
+  $("review-start").addEventListener("click", () => review(ctl.game.start));
+  $("review-here").addEventListener("click", () => review(ctl.curPly().pos));
   $("puzzle-retry").addEventListener("click", () => ctl.puzzle?.retry());
   $("puzzle-replay").addEventListener("click", () => ctl.puzzle?.playFrames());
   $("puzzle-next").addEventListener("click", () => ctl.puzzle?.next());

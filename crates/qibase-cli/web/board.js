@@ -32,6 +32,11 @@ export class Board {
     const h = (this.maxY - this.minY) * UNIT + 2 * PAD;
     svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
     svg.style.aspectRatio = `${w} / ${h}`;
+    // The size as attributes too (CSS scales it): a board of another shape
+    // then lays its column out again at once (on a phone the old height
+    // was kept).
+    svg.setAttribute("width", w);
+    svg.setAttribute("height", h);
   }
 
   xy(i) {

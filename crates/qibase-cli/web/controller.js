@@ -7,7 +7,9 @@
 
 import { urlPos } from "./api.js";
 import { TurnClock } from "./clock.js";
+import { Editor } from "./editor.js";
 import { lang } from "./i18n.js";
+import { Review, splitMoves } from "./review.js";
 
 export class Controller extends EventTarget {
   constructor(api) {
@@ -28,6 +30,9 @@ export class Controller extends EventTarget {
     this.timer = 60;
     this.puzzle = null; // a PuzzleMode while puzzle mode is on
     this.seq = 0; // only the newest position change may update the page
+    this.editor = new Editor(this);
+    this.review = new Review(this);
+    this.settled = Promise.resolve(); // the newest position change's lookup
     this.clock = new TurnClock(
       (tick) => this.emit("clock", tick),
       (token) => this.clockExpired(token),
@@ -79,8 +84,14 @@ export class Controller extends EventTarget {
     const u = new URL(location.href);
     u.search = "";
     u.searchParams.set("game", this.game.id);
+    const r = this.review.result;
     if (this.puzzle) u.searchParams.set("puzzle", this.puzzle.current.id);
-    else u.searchParams.set("pos", urlPos(pos));
+    else if (r) {
+      // A reviewed game: its start, its moves and the ply shown.
+      u.searchParams.set("pos", urlPos(r.start));
+      u.searchParams.set("moves", r.plies.map((p) => p.played.move).join(","));
+      u.searchParams.set("ply", String(this.cur));
+    } else u.searchParams.set("pos", urlPos(pos));
     u.searchParams.set("lang", lang());
     return u.pathname + "?" + u.searchParams.toString().replaceAll("%2F", "/").replaceAll("%3A", ":");
   }
@@ -116,6 +127,8 @@ export class Controller extends EventTarget {
     const d = await this.api.game(id);
     if (!d) return false;
     this.clock.stop();
+    this.review.result = null;
+    this.editor.on = false;
     this.game = d;
     this.line = [{ pos: pos || d.start, last: null, pass: false }];
     this.cur = 0;
@@ -129,6 +142,7 @@ export class Controller extends EventTarget {
     const id = u.searchParams.get("game") || "weiming";
     const pos = u.searchParams.get("pos");
     const puzzle = u.searchParams.get("puzzle");
+    const moves = u.searchParams.get("moves");
     try {
       await this.selectGame(id, pos ? pos.replaceAll("_", " ") : null);
     } catch (e) {
@@ -140,12 +154,36 @@ export class Controller extends EventTarget {
       return;
     }
     if (this.puzzle) this.puzzle.leave(false);
+    if (moves) {
+      await this.review.run(this.line[0].pos, splitMoves(moves));
+      const ply = Number(u.searchParams.get("ply"));
+      if (Number.isInteger(ply) && ply >= 0 && ply < this.line.length && ply !== this.cur) {
+        this.cur = ply;
+        this.replaceUrl();
+        this.afterPositionChange(false);
+      }
+      return;
+    }
     this.replaceUrl();
     this.afterPositionChange(false);
   }
 
+  // The position editor's (or a pasted) position becomes the page's: a
+  // game of one position, its permalink replaced, then valued.
+  setPosition(pos) {
+    if (this.puzzle) this.puzzle.leave(false);
+    this.review.result = null;
+    this.line = [{ pos, last: null, pass: false }];
+    this.cur = 0;
+    this.status = null;
+    this.replaceUrl();
+    this.settled = this.afterPositionChange(false);
+  }
+
   humanSide() {
     if (this.puzzle) return this.puzzle.solver;
+    // Editing or reviewing: the page only shows values, qibase never moves.
+    if (this.editor.on || this.review.result) return null;
     if (this.mode === "first") return this.game.sides[0];
     if (this.mode === "second") return this.game.sides[1];
     return null;
@@ -160,6 +198,9 @@ export class Controller extends EventTarget {
 
   // Go to a new ply from the current one (a move object, or a pass).
   play(pos, last, pass = false) {
+    // A move leaves the editor, and the reviewed game (the line is no longer it).
+    this.editor.on = false;
+    this.review.result = null;
     this.line = this.line.slice(0, this.cur + 1);
     this.line.push({ pos, last, pass, fresh: true });
     this.cur = this.line.length - 1;
@@ -174,6 +215,7 @@ export class Controller extends EventTarget {
   }
 
   pointClick(name) {
+    if (this.editor.on) return this.editor.tap(name);
     if (this.pv) return;
     const a = this.answer();
     if (!a || a.end || !this.sideToMoveIsHuman() || this.thinking) return;
@@ -202,7 +244,7 @@ export class Controller extends EventTarget {
   // ----- the clock -------------------------------------------------------------
 
   startClock() {
-    if (this.mode === "analyse" || this.puzzle) return this.clock.stop();
+    if (this.mode === "analyse" || this.puzzle || !this.humanSide()) return this.clock.stop();
     this.clock.start(Number(this.timer) || 0, this.curPly().pos);
   }
 
@@ -318,6 +360,7 @@ export class Controller extends EventTarget {
 
   newGame() {
     if (this.puzzle) this.puzzle.leave(false);
+    this.review.result = null;
     this.line = [{ pos: this.game.start, last: null, pass: false }];
     this.cur = 0;
     this.status = null;

@@ -1,6 +1,10 @@
 // The page's two languages. Strings live in i18n/en.json and i18n/zh.json
-// (one file per language, flat "key": "text" with {name} placeholders; a
-// key ending in "_one" is used when the count n is 1). The language comes
+// (one file per language, flat "key": "text" with {name} placeholders).
+// A count n picks a plural form by the language's own rules
+// (Intl.PluralRules): English has "key_one" for n = 1 besides "key";
+// Chinese has one form only, so "key" serves every n. A form or key a
+// language lacks is never taken from another language's file unless the
+// key itself is missing there. The language comes
 // from ?lang= in the URL, else the one chosen before (localStorage), else
 // the browser's (navigator.languages), else English.
 
@@ -57,11 +61,19 @@ export async function setLang(lang, remember = false) {
 
 export const lang = () => current;
 
+// The plural form of `key` for the count n in dictionary d of language l
+// (undefined for the general form).
+function form(d, l, key, n) {
+  if (typeof n !== "number" || !(key in d)) return undefined;
+  const cat = new Intl.PluralRules(l === "zh" ? "zh-CN" : l).select(n);
+  return cat === "other" ? undefined : d[`${key}_${cat}`];
+}
+
 /** The string of `key` with {placeholders} filled from `params`. */
 export function t(key, params = {}) {
   let s;
-  if (params.n === 1) s = dict[`${key}_one`] ?? fallback[`${key}_one`];
-  s = s ?? dict[key] ?? fallback[key];
+  if (key in dict) s = form(dict, current, key, params.n) ?? dict[key];
+  else s = form(fallback, "en", key, params.n) ?? fallback[key];
   if (s === undefined) return key;
   return s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }

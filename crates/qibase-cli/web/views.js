@@ -11,15 +11,26 @@ const FLIP = { win: "loss", loss: "win", draw: "draw" };
 
 // ----- words ---------------------------------------------------------------------
 
-/** A game's title in the page's language (the server's for unknown variants). */
+/** A game's title in the page's language: a preset's own name, a
+ * variant's family name and its parameters in words. */
 export function gameTitle(g) {
   if (has(`game.${g.id}`)) return t(`game.${g.id}`);
-  // A variant: the family's name (the preset's title may name another
-  // board), then its parameters, spaced so that a narrow screen can wrap.
   const base = g.id.split(":")[0];
-  const params = g.id.slice(base.length + 1).replaceAll(",", ", ");
-  if (has(`variant.${base}`)) return `${t(`variant.${base}`)} (${params})`;
-  return g.title;
+  const name = has(`variant.${base}`) ? t(`variant.${base}`) : g.title;
+  return `${name} (${variantWords(g.id)})`;
+}
+
+/** A variant's parameters in words (`board=6x5,tiao=any` → "6×5 board, tiao any number"). */
+export function variantWords(id) {
+  const params = id.includes(":") ? id.slice(id.indexOf(":") + 1).split(",") : [];
+  return params
+    .map((kv) => {
+      const [k, v = ""] = kv.split("=");
+      if (has(`param.${k}.${v}`)) return t(`param.${k}.${v}`);
+      if (has(`param.${k}`)) return t(`param.${k}`, { v: v.replace("x", "×") });
+      return kv;
+    })
+    .join(t("param.sep"));
 }
 
 /** The name of a side letter (X, O, C, S). */
@@ -85,23 +96,106 @@ export class Views {
     this.renderBoard();
   }
 
+  // The games, each preset with its variants under it (an optgroup per
+  // game, named in the page's language).
   renderGameList() {
     const sel = $("game");
     const cur = sel.value;
     sel.replaceChildren();
-    for (const g of this.c.games) {
+    const games = [...this.c.games];
+    if (this.c.game && !games.some((g) => g.id === this.c.game.id)) games.push(this.c.game);
+    const groups = new Map();
+    for (const g of games) {
+      const preset = g.variant.preset;
+      if (!groups.has(preset)) {
+        const og = document.createElement("optgroup");
+        og.label = has(`game.${preset}`) ? t(`game.${preset}`) : preset;
+        og.dataset.game = preset;
+        groups.set(preset, og);
+        sel.append(og);
+      }
       const o = document.createElement("option");
       o.value = g.id;
-      o.textContent = g.tablebase ? gameTitle(g) : t("game.not_solved", { title: gameTitle(g) });
-      sel.append(o);
-    }
-    if (this.c.game && !this.c.games.some((g) => g.id === this.c.game.id)) {
-      const o = document.createElement("option");
-      o.value = this.c.game.id;
-      o.textContent = gameTitle(this.c.game);
-      sel.append(o);
+      const name = g.id === preset ? gameTitle(g) : variantWords(g.id);
+      o.textContent = g.tablebase === false ? t("game.not_solved", { title: name }) : name;
+      groups.get(preset).append(o);
     }
     sel.value = this.c.game ? this.c.game.id : cur;
+  }
+
+  renderEditor() {
+    const c = this.c;
+    const ed = c.editor;
+    $("editor").hidden = !ed.on;
+    $("edit-btn").setAttribute("aria-pressed", String(ed.on));
+    $("edit-btn").classList.toggle("on", ed.on);
+    if (!ed.on) return;
+    const sides = $("editor-sides");
+    sides.replaceChildren();
+    for (const s of c.game.sides) {
+      const l = document.createElement("label");
+      const r = document.createElement("input");
+      r.type = "radio";
+      r.name = "editor-side";
+      r.value = s;
+      r.checked = ed.side === s;
+      r.addEventListener("change", () => ed.setSide(s));
+      l.append(r, ` ${sideName(s)}`);
+      sides.append(l);
+    }
+    $("editor-lock-label").hidden = ed.family() !== "weiming";
+    $("editor-lock").checked = ed.locked;
+    const field = $("editor-pos");
+    if (document.activeElement !== field) field.value = c.curPly().pos;
+  }
+
+  renderReview() {
+    const r = this.c.review;
+    const list = $("review-list");
+    list.replaceChildren();
+    const sum = $("review-summary");
+    sum.classList.toggle("error", !!r.error);
+    if (r.error) {
+      sum.textContent = errorText(r.error);
+      return;
+    }
+    if (!r.result) {
+      sum.textContent = "";
+      return;
+    }
+    const plies = r.result.plies;
+    $("review").open = true;
+    const box = $("review-moves");
+    if (!box.value.trim()) box.value = plies.map((p) => p.played.move).join(" ");
+    sum.textContent = t("review.summary", { n: plies.length, k: plies.filter((p) => p.mistake).length });
+    for (const p of plies) {
+      const li = document.createElement("li");
+      li.className = `review-ply ${p.mistake ? "mistake" : ""}`;
+      li.dataset.ply = p.ply;
+      if (this.c.cur === p.ply) li.classList.add("current");
+      const head = document.createElement("button");
+      head.type = "button";
+      head.className = "review-move";
+      const cat = p.played.category;
+      head.textContent = `${p.ply}. ${sideName(p.side_to_move)} ${p.played.move} ${SYMBOL[cat]} ${valueText(p.played.value)}`;
+      head.addEventListener("click", () => this.c.goToPly(p.ply));
+      li.append(head);
+      if (p.mistake) {
+        const m = document.createElement("div");
+        m.className = "review-mark";
+        const line = (p.line || []).map((x) => x.move).join(" ");
+        m.textContent = t("review.mistake", {
+          before: valueText(p.value),
+          after: valueText(p.played.value),
+          best: p.best.move,
+          value: valueText(p.best.value),
+          line: line || "—",
+        });
+        m.addEventListener("click", () => this.c.goToPly(p.ply - 1));
+        li.append(m);
+      }
+      list.append(li);
+    }
   }
 
   // The board alone: the PV step, the hovered move, the selection, or the position itself.
@@ -115,7 +209,11 @@ export class Views {
     const override = c.puzzle && c.puzzle.boardOverride();
     let board = a ? a.board : ply.last ? ply.last.board : null;
     let opts = { last: ply.last };
-    if (override) {
+    if (c.editor.on) {
+      // The editor's board, even while the server refuses the position.
+      board = c.editor.board;
+      opts = {};
+    } else if (override) {
       board = override.board;
       opts = { last: override.last, anim: override.anim };
     } else if (c.pv && c.pv.step > 0) {
@@ -178,6 +276,8 @@ export class Views {
     }
     $("turn").textContent = parts.join("");
     this.renderStatus();
+    this.renderEditor();
+    this.renderReview();
     this.renderMoves(a);
     this.renderPv(a);
     this.renderBanner(a);

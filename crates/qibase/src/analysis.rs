@@ -3,6 +3,8 @@
 //! principal variation. Used by `play`, `bestmove`, `engine`, `query` and
 //! the HTTP server.
 //!
+//! [`annotate`] reviews a whole game move by move.
+//!
 //! Values come from an [`Oracle`]: the one small adapter through which the
 //! rest of this module (and [`crate::ai`]) touches solved data. There is one
 //! oracle over tablebase files ([`Tablebase`] itself) and one over tiers
@@ -10,6 +12,8 @@
 //! failures are typed ([`LookupError`]) so that only a *missing* table may
 //! fall back to a solve in memory: a damaged table, or one made under other
 //! rules, is reported with its path.
+
+pub mod annotate;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -224,7 +228,7 @@ pub fn position_value<G: Game>(
 }
 
 /// One legal move and what it leads to.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct MoveInfo<G: Game> {
     /// The move.
     pub mv: G::Move,
@@ -236,6 +240,19 @@ pub struct MoveInfo<G: Game> {
     pub after: G::Pos,
     /// The value of `after` for the opponent (now to move).
     pub after_value: Value,
+}
+
+// By hand: a derive would ask the game itself to be `Clone`.
+impl<G: Game> Clone for MoveInfo<G> {
+    fn clone(&self) -> Self {
+        MoveInfo {
+            mv: self.mv,
+            text: self.text.clone(),
+            value: self.value,
+            after: self.after,
+            after_value: self.after_value,
+        }
+    }
 }
 
 /// Everything about a position.

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+pub mod annotate;
 pub mod engine;
 pub mod estimate;
 pub mod pack;

@@ -25,6 +25,16 @@ const FILES: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../web/api.js"),
     ),
     (
+        "editor.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/editor.js"),
+    ),
+    (
+        "review.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/review.js"),
+    ),
+    (
         "controller.js",
         "text/javascript; charset=utf-8",
         include_bytes!("../../web/controller.js"),

@@ -32,6 +32,8 @@ pub struct PosParams {
     pub seed: Option<String>,
     /// `query` only: `false` or `0` leaves the principal variation out.
     pub pv: Option<String>,
+    /// `annotate` only: the moves, separated by commas or spaces.
+    pub moves: Option<String>,
 }
 
 type Shared = Arc<AppState>;
@@ -157,6 +159,26 @@ async fn bestmove(
     .await
 }
 
+async fn annotate(
+    State(st): State<Shared>,
+    Path(id): Path<String>,
+    q: Result<Query<PosParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let p = params(q)?;
+    let Some(text) = p.moves.as_deref() else {
+        return Err(ApiError::new(
+            code::BAD_MOVE,
+            "missing ?moves= (moves separated by commas)",
+        ));
+    };
+    let moves: Vec<String> = api::annotate::split_moves(text)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let pos = p.pos.filter(|s| !s.is_empty());
+    with_service(st, id, move |s| s.annotate(pos.as_deref(), &moves)).await
+}
+
 async fn not_found() -> ApiError {
     ApiError::new(code::NOT_FOUND, "no such route (see /api/v1/games)")
 }
@@ -172,6 +194,7 @@ pub fn routes(state: Shared) -> Router {
         .route("/api/v1/{game}/query", get(query))
         .route("/api/v1/{game}/moves", get(moves))
         .route("/api/v1/{game}/bestmove", get(bestmove))
+        .route("/api/v1/{game}/annotate", get(annotate))
         .route("/api/v1/{game}/puzzles", get(super::puzzles::puzzles))
         .fallback(not_found)
         .with_state(state)

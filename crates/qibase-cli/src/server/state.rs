@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
+use crate::api::annotate::AnnotateJson;
 use crate::api::{self, code, ApiError, BestmoveJson, MovesJson, QueryJson};
 use qibase::ai::{Difficulty, Rng};
 use qibase::analysis::{open_oracle, Oracle, SharedOracle};
@@ -67,6 +68,8 @@ pub trait GameService: Send + Sync {
         level: Difficulty,
         seed: Option<u64>,
     ) -> Result<BestmoveJson, ApiError>;
+    /// Review `moves` played from `pos` (the start position if `None`).
+    fn annotate(&self, pos: Option<&str>, moves: &[String]) -> Result<AnnotateJson, ApiError>;
 }
 
 struct Service<G: Game + 'static> {
@@ -172,6 +175,20 @@ impl<G: Game + 'static> GameService for Service<G> {
             &mut rng,
         )?)
     }
+
+    fn annotate(&self, pos: Option<&str>, moves: &[String]) -> Result<AnnotateJson, ApiError> {
+        let start = match pos {
+            Some(text) => self.position(text, None)?,
+            None => self.g.start(),
+        };
+        if let Some(m) = moves.iter().find(|m| m.len() > MAX_MOVE_LEN) {
+            return Err(ApiError::new(
+                code::BAD_MOVE,
+                format!("bad move: {} bytes long, at most {MAX_MOVE_LEN}", m.len()),
+            ));
+        }
+        api::annotate::annotate(self.g, self.oracle()?, &start, moves)
+    }
 }
 
 /// Open the service of a game (its tablebase under `dir`, or a solve in
@@ -229,19 +246,24 @@ pub fn variant_json(game: &AnyGame) -> serde_json::Value {
 /// Everything the handlers share.
 pub struct AppState {
     pub dir: PathBuf,
-    /// The preset games, in `qibase games` order.
+    /// The preset games, in `qibase games` order, then the variants with
+    /// tables in `dir`, by id.
     pub games: Vec<(String, Arc<dyn GameService>)>,
     /// Variants opened on demand (at most [`MAX_EXTRA_GAMES`]).
     extra: Mutex<Vec<(String, Arc<dyn GameService>)>>,
 }
 
 impl AppState {
-    /// Open every preset game under `dir`.
+    /// Open every preset game under `dir`, then every variant that has
+    /// tables there ([`served_variants`]).
     pub fn open(dir: &Path) -> Result<AppState, String> {
         let mut games = Vec::new();
         for id in GAME_IDS {
             let g = AnyGame::from_id(id).map_err(|e| e.to_string())?;
             games.push((id.to_string(), open_service(g, dir)));
+        }
+        for (id, g) in served_variants(dir) {
+            games.push((id, open_service(g, dir)));
         }
         Ok(AppState {
             dir: dir.to_path_buf(),
@@ -282,4 +304,48 @@ impl AppState {
         extra.push((id.to_string(), s.clone()));
         Ok(s)
     }
+}
+
+/// The variants (not the preset games) that have tier files under `dir`:
+/// every directory `<preset>@<key=value,…>` (see
+/// [`qibase::tablebase::game_dir`]) whose name is a variant's canonical id
+/// and that holds a tier file (`.qtb`, or `.qtc` packed), sorted by id, at
+/// most [`MAX_EXTRA_GAMES`]. Directories of other names are not the
+/// server's business and are passed over.
+pub fn served_variants(dir: &Path) -> Vec<(String, AnyGame)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.contains('@'))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        let id = name.replace('@', ":");
+        let Ok(game) = AnyGame::from_id(&id) else {
+            continue;
+        };
+        let canonical = with_game!(game, |g| qibase::Tiers::id(g).to_string());
+        if canonical != id || !has_tier_file(&dir.join(&name)) {
+            continue;
+        }
+        out.push((id, game));
+        if out.len() == MAX_EXTRA_GAMES {
+            break;
+        }
+    }
+    out
+}
+
+fn has_tier_file(game_dir: &Path) -> bool {
+    std::fs::read_dir(game_dir).is_ok_and(|it| {
+        it.filter_map(|e| e.ok()).any(|e| {
+            let p = e.path();
+            matches!(p.extension().and_then(|x| x.to_str()), Some("qtb" | "qtc"))
+        })
+    })
 }

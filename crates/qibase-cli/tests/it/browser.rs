@@ -19,7 +19,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
 /// Kills the child process when dropped (also when a check fails).
-struct Guard(Child);
+pub(crate) struct Guard(pub(crate) Child);
 
 impl Drop for Guard {
     fn drop(&mut self) {
@@ -57,7 +57,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn start_chromedriver() -> Option<(Guard, u16)> {
+pub(crate) fn start_chromedriver() -> Option<(Guard, u16)> {
     let port = free_port();
     let child = Command::new("chromedriver")
         .arg(format!("--port={port}"))
@@ -75,7 +75,7 @@ async fn connect(port: u16) -> Client {
 /// A session whose window is `w` × `h` CSS pixels (the viewport a little less).
 /// Below 500 px wide (Chromium's smallest window) the viewport is a phone's
 /// by device emulation.
-async fn connect_sized(port: u16, (w, h): (u32, u32)) -> Client {
+pub(crate) async fn connect_sized(port: u16, (w, h): (u32, u32)) -> Client {
     let mut caps = serde_json::Map::new();
     let mut opts = json!({"args": ["--headless=new", "--no-sandbox", "--disable-gpu",
                     "--disable-dev-shm-usage", format!("--window-size={},{}", w.max(500), h),
@@ -105,7 +105,7 @@ async fn connect_sized(port: u16, (w, h): (u32, u32)) -> Client {
 }
 
 /// Poll `f` until it gives `Some`, for at most `secs` seconds.
-async fn wait_for<T, F, Fut>(what: &str, secs: u64, mut f: F) -> T
+pub(crate) async fn wait_for<T, F, Fut>(what: &str, secs: u64, mut f: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
@@ -120,7 +120,7 @@ where
     }
 }
 
-async fn text_of(c: &Client, css: &str) -> Option<String> {
+pub(crate) async fn text_of(c: &Client, css: &str) -> Option<String> {
     c.find(Locator::Css(css)).await.ok()?.text().await.ok()
 }
 
@@ -134,7 +134,7 @@ async fn attr_of(c: &Client, css: &str, attr: &str) -> Option<String> {
 }
 
 /// The `pos` parameter of the page's URL, with `_` for spaces.
-async fn url_pos(c: &Client) -> String {
+pub(crate) async fn url_pos(c: &Client) -> String {
     let u = c.current_url().await.unwrap();
     u.query_pairs()
         .find(|(k, _)| k == "pos")
@@ -345,7 +345,7 @@ async fn the_page_in_a_real_browser() {
 }
 
 /// Where the screenshots go (`target/screenshots/`, or `$QIBASE_SCREENSHOT_DIR`).
-fn screenshot_dir() -> std::path::PathBuf {
+pub(crate) fn screenshot_dir() -> std::path::PathBuf {
     let d = std::env::var_os("QIBASE_SCREENSHOT_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
@@ -355,11 +355,11 @@ fn screenshot_dir() -> std::path::PathBuf {
     d
 }
 
-async fn js(c: &Client, script: &str) -> serde_json::Value {
+pub(crate) async fn js(c: &Client, script: &str) -> serde_json::Value {
     c.execute(script, vec![]).await.unwrap()
 }
 
-async fn tap(c: &Client, point: &str) {
+pub(crate) async fn tap(c: &Client, point: &str) {
     c.find(Locator::Css(&format!("g[data-point='{point}'] .hit")))
         .await
         .unwrap()
@@ -368,7 +368,7 @@ async fn tap(c: &Client, point: &str) {
         .unwrap();
 }
 
-async fn wait_text(c: &Client, css: &str, want: &str, secs: u64) -> String {
+pub(crate) async fn wait_text(c: &Client, css: &str, want: &str, secs: u64) -> String {
     let (css, want) = (css.to_string(), want.to_string());
     wait_for(&format!("'{want}' in {css}"), secs, || {
         let (css, want) = (css.clone(), want.clone());

@@ -3,8 +3,10 @@
 //! headless Chromium, tablebase files and their damage (a file truncated
 //! under a running process included).
 
+mod annotate;
 mod big_boards;
 mod browser;
+mod browser_explore;
 mod cli_rules;
 mod cluster;
 mod common;
@@ -14,6 +16,7 @@ mod play;
 mod puzzles;
 mod report;
 mod server;
+mod server_explore;
 mod solve_cli;
 mod spill;
 mod tablebase_errors;

@@ -497,6 +497,13 @@ impl GameService for Panicky {
     ) -> Result<BestmoveJson, ApiError> {
         panic!("bestmove")
     }
+    fn annotate(
+        &self,
+        _: Option<&str>,
+        _: &[String],
+    ) -> Result<qibase_cli::api::annotate::AnnotateJson, ApiError> {
+        panic!("annotate")
+    }
 }
 
 #[tokio::test]
@@ -556,16 +563,40 @@ async fn the_page_and_its_assets() {
         let body = r.into_body().collect().await.unwrap().to_bytes();
         assert_eq!(body, fs::read(web.join(name)).unwrap(), "{name}");
     }
-    // The two languages have the same strings (English may add plurals).
-    let en: serde_json::Map<String, Json> =
-        serde_json::from_slice(&fs::read(web.join("i18n/en.json")).unwrap()).unwrap();
-    let zh: serde_json::Map<String, Json> =
-        serde_json::from_slice(&fs::read(web.join("i18n/zh.json")).unwrap()).unwrap();
-    for k in en.keys().filter(|k| !k.ends_with("_one")) {
-        assert!(zh.contains_key(k), "zh.json lacks {k}");
-    }
-    for k in zh.keys() {
-        assert!(en.contains_key(k), "en.json lacks {k}");
+    // Every language has every string; beside it, exactly the plural
+    // forms its own rules have (i18n.js picks them by Intl.PluralRules:
+    // English `_one`, Chinese none, so its general string serves n = 1).
+    let plural_forms: [(&str, &[&str]); 2] = [("en", &["one"]), ("zh", &[])];
+    let strings = |lang: &str| -> serde_json::Map<String, Json> {
+        serde_json::from_slice(&fs::read(web.join(format!("i18n/{lang}.json"))).unwrap()).unwrap()
+    };
+    let general = |m: &serde_json::Map<String, Json>| -> std::collections::BTreeSet<String> {
+        m.keys()
+            .filter(|k| {
+                !["_zero", "_one", "_two", "_few", "_many"]
+                    .iter()
+                    .any(|f| k.ends_with(f))
+            })
+            .cloned()
+            .collect()
+    };
+    let en_keys = general(&strings("en"));
+    for (lang, forms) in plural_forms {
+        let m = strings(lang);
+        let keys = general(&m);
+        let odd: Vec<&String> = en_keys.symmetric_difference(&keys).collect();
+        assert!(
+            odd.is_empty(),
+            "in one of en.json and {lang}.json only: {odd:?}"
+        );
+        for k in m.keys().filter(|k| !keys.contains(*k)) {
+            let (base, form) = k.rsplit_once('_').unwrap();
+            assert!(
+                forms.contains(&form),
+                "{lang}.json: {k}: {lang} has no '{form}' form"
+            );
+            assert!(keys.contains(base), "{lang}.json: {k} without {base}");
+        }
     }
     // The rules say the same in both languages: the same items, under the
     // same variant conditions, with the same diagrams.
