@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use qibase_cli::cli::CliError;
-use qibase_dev::{bench, bench_http, bench_probe, levels};
+use qibase_dev::{bench, bench_http, bench_probe, levels, soak};
 
 #[derive(Parser)]
 #[command(name = "qibase-dev", about = "qibase's benchmarks")]
@@ -25,6 +25,9 @@ enum Command {
     /// The difficulty levels against each other: win/draw/loss tables and
     /// an Elo ladder, as Markdown.
     Levels(levels::LevelsArgs),
+    /// The server under mixed load on loopback while a tier is replaced
+    /// and another damaged: wrong answers, errors, memory and rate.
+    Soak(soak::SoakArgs),
 }
 
 fn main() {
@@ -38,6 +41,7 @@ fn main() {
         Command::BenchProbe(a) => bench_probe::bench_probe(a),
         Command::BenchHttp(a) => bench_http::run(a),
         Command::Levels(a) => levels::run(a),
+        Command::Soak(a) => soak::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -160,8 +160,8 @@ fn full_disk_then_room(case: &str, args: &[&str], out_of: impl Fn(&Path) -> Path
     let r = run(&with_out(args, reference.to_str().unwrap()));
     assert!(r.status.success(), "{case}: {r:?}");
     let bytes = total_bytes(&reference);
-    // Half the output, and a page for the lock file.
-    let Some(disk) = SmallDisk::mount(case, bytes / 2 + 4096) else {
+    // A page for the lock file, and the whole pages of half the output.
+    let Some(disk) = SmallDisk::mount(case, 4096 + bytes / 2 / 4096 * 4096) else {
         return;
     };
     let args_here = with_out(args, disk.path());
