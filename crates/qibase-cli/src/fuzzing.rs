@@ -204,9 +204,12 @@ pub fn compact_file(data: &[u8]) {
     }
 }
 
+/// A fuzz target's entry: any bytes in, a panic only on a wrong answer.
+pub type Entry = fn(&[u8]);
+
 /// The entry of each fuzz target, by the target's (and corpus
 /// directory's) name.
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [(&str, Entry); 6] = [
     ("position", position),
     ("variant_spec", variant_spec),
     ("engine_lines", engine_lines),

@@ -19,7 +19,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -34,7 +34,7 @@ use qibase::games::{AnyGame, CannonChess};
 use qibase::solver::{solve_game, SolveOptions};
 use qibase::tablebase::lock::DirLock;
 use qibase::tablebase::{game_dir, TierStore};
-use qibase::{Game, Notation, Rng, TierKey, Tiers};
+use qibase::{Notation, Rng, TierKey, Tiers};
 use qibase_cli::cli::{CliError, CliResult};
 use qibase_cli::server::{self, AppState};
 
@@ -89,7 +89,7 @@ struct Fixture {
 }
 
 pub fn run(a: &SoakArgs) -> CliResult {
-    if !(a.seconds > 0.0) {
+    if a.seconds.is_nan() || a.seconds <= 0.0 {
         return Err(CliError::input("--seconds must be positive"));
     }
     let base = a.scratch.clone().unwrap_or_else(|| {
@@ -157,7 +157,7 @@ fn reference(
     let (oracle, _) = open_oracle(g, dir).map_err(|e| e.to_string())?;
     qibase_cli::api::query(g, oracle.as_ref(), p, pv)
         .map(|j| serde_json::to_value(j).expect("JSON"))
-        .map_err(|e| e.json().code)
+        .map_err(|e| qibase_cli::api::ApiError::from(e).json().code)
 }
 
 async fn load(fx: Arc<Fixture>, a: SoakArgs) -> CliResult {
@@ -486,6 +486,14 @@ fn verdict(c: &Counts, samples: &[(u64, u64)], secs: f64) -> CliResult {
     }
 }
 
+/// This process's resident memory now (Linux: `VmRSS` of /proc/self/status).
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,12 +522,4 @@ mod tests {
         c.wrong.store(1, Ordering::Relaxed);
         assert!(verdict(&c, &[(1, 0), (1, 10)], 2.0).is_err());
     }
-}
-
-/// This process's resident memory now (Linux: `VmRSS` of /proc/self/status).
-fn resident_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
