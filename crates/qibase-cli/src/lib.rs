@@ -11,6 +11,8 @@
 
 pub mod api;
 pub mod cli;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hint;
 pub mod report;
 pub mod server;

@@ -2,7 +2,8 @@
 //! benchmarks' samplers: `bench` (move generation and a solve from
 //! scratch), `access` (the machine's random-access rate), `bench_probe`
 //! (random lookups), `bench_c` (lookups through the C library),
-//! `bench_http` (load on `serve`).
+//! `bench_http` (load on `serve`), `soak` (the server under mixed load
+//! while its tables change).
 
 pub mod access;
 pub mod bench;
@@ -10,3 +11,4 @@ pub mod bench_c;
 pub mod bench_http;
 pub mod bench_probe;
 pub mod levels;
+pub mod soak;

@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use qibase_cli::cli::CliError;
-use qibase_dev::{bench, bench_c, bench_http, bench_probe, levels};
+use qibase_dev::{bench, bench_c, bench_http, bench_probe, levels, soak};
 
 #[derive(Parser)]
 #[command(name = "qibase-dev", about = "qibase's benchmarks")]
@@ -27,6 +27,9 @@ enum Command {
     /// The difficulty levels against each other: win/draw/loss tables and
     /// an Elo ladder, as Markdown.
     Levels(levels::LevelsArgs),
+    /// The server under mixed load on loopback while a tier is replaced
+    /// and another damaged: wrong answers, errors, memory and rate.
+    Soak(soak::SoakArgs),
 }
 
 fn main() {
@@ -41,6 +44,7 @@ fn main() {
         Command::BenchC(a) => bench_c::run(a),
         Command::BenchHttp(a) => bench_http::run(a),
         Command::Levels(a) => levels::run(a),
+        Command::Soak(a) => soak::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -206,6 +206,27 @@ impl<G: Game> Engine<'_, G> {
     }
 }
 
+/// The engine's answers to `input`'s lines (blank ones skipped, none
+/// after `quit`), over the tables in `dir`: what `qibase engine` prints,
+/// for the fuzz target of the protocol (`crate::fuzzing`).
+pub fn answer_lines<G: Game>(g: &G, dir: &std::path::Path, seed: u64, input: &str) -> Vec<String> {
+    let oracle = open_oracle(g, dir).map(|(o, _)| o).map_err(ApiError::from);
+    let mut e = Engine {
+        g,
+        oracle,
+        rng: Rng::new(seed),
+    };
+    let mut answers = Vec::new();
+    for line in input.lines().filter(|l| !l.trim().is_empty()) {
+        let (ans, quit) = e.answer(line);
+        answers.push(ans);
+        if quit {
+            break;
+        }
+    }
+    answers
+}
+
 pub fn engine(a: &EngineArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {

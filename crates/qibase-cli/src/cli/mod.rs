@@ -81,6 +81,7 @@ impl From<qibase::solver::SolveError> for CliError {
             )),
             qibase::solver::SolveError::Limit(e) => CliError::input(e.to_string()),
             qibase::solver::SolveError::Tablebase(e) => e.into(),
+            qibase::solver::SolveError::Locked(e) => e.into(),
             e @ qibase::solver::SolveError::Stopped { .. } => CliError::failure(e.to_string()),
             e @ (qibase::solver::SolveError::RanksDisagree { .. }
             | qibase::solver::SolveError::MemoryTooSmall { .. }
@@ -97,6 +98,27 @@ impl From<qibase::tablebase::TbError> for CliError {
     fn from(e: qibase::tablebase::TbError) -> Self {
         CliError::failure(crate::hint::hint(&e))
     }
+}
+
+/// Another process writing the directory: exit 2, the line naming the
+/// directory and the other process. A directory that cannot be locked
+/// (read-only, missing permissions) is a failure while working (exit 1).
+impl From<qibase::tablebase::lock::LockError> for CliError {
+    fn from(e: qibase::tablebase::lock::LockError) -> Self {
+        use qibase::tablebase::lock::LockError;
+        match &e {
+            LockError::Locked { .. } => CliError::input(format!(
+                "{e}; wait for it to finish, or stop it, and run this again"
+            )),
+            LockError::Io { .. } => CliError::failure(e.to_string()),
+        }
+    }
+}
+
+/// Take the lock of `dir`, the directory a command writes
+/// (`qibase::tablebase::lock`): one writer per directory.
+pub fn lock_dir(dir: &std::path::Path) -> Result<qibase::tablebase::lock::DirLock, CliError> {
+    qibase::tablebase::lock::DirLock::acquire(dir).map_err(CliError::from)
 }
 
 /// A failed lookup is a failure while working (exit 1), said as

@@ -42,6 +42,7 @@ pub fn run(a: &PackArgs, dir: Direction) -> CliResult {
     }
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
+        let _lock = super::lock_dir(&qibase::tablebase::game_dir(&a.out, g.id()))?;
         let t0 = Instant::now();
         let bar = if a.quiet {
             ProgressBar::hidden()

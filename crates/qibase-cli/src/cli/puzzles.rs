@@ -49,6 +49,12 @@ pub fn run(a: &PuzzlesArgs) -> CliResult {
     if a.count == 0 {
         return Err(CliError::input("--count must be at least 1"));
     }
+    // The directory of the file (its temporary file beside it).
+    let parent = match a.out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let _lock = super::lock_dir(parent)?;
     let set = with_game!(any, |g| {
         let start = match &a.from {
             Some(s) => api::parse_position(g, s).map_err(CliError::input)?,

@@ -37,6 +37,8 @@ pub fn run(a: &ReportArgs) -> CliResult {
         quiet: a.quiet,
         checkpoint_every: crate::report::checkpoint::DEFAULT_EVERY,
     };
+    // The report, its figures and its checkpoint: one writer at a time.
+    let _lock = super::lock_dir(&a.out)?;
     let t0 = std::time::Instant::now();
     let files = with_game!(any, |g| generate(g, &opts)).map_err(CliError::failure)?;
     for f in &files {

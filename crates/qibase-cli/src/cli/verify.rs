@@ -15,7 +15,16 @@ use qibase::verify::{verify_game, CheckReport, TierCheck, VerifyObserver};
 use qibase::with_game;
 use qibase::{Game, Notation, TierKey, Tiers};
 
+/// The exit status of a verify that met only I/O errors (module docs).
+pub const IO_ERROR_STATUS: i32 = 3;
+
 #[derive(Args, Debug)]
+#[command(after_help = "Exit status:
+  0  every value checked is consistent
+  1  values are inconsistent, or a file is damaged, missing or of other rules
+  2  bad input, or another process is writing the directory (--memory)
+  3  nothing inconsistent was found, but a file could not be read or written
+     (an I/O error: a full disk, a read error): some tiers were not checked")]
 pub struct VerifyArgs {
     /// Game id (see `qibase games`).
     pub game: String,
@@ -98,6 +107,12 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
     with_game!(any, |g| {
         let t0 = Instant::now();
         let tiers = chosen_tiers(g, present_tiers(g, &a.dir)?, &a.tiers, &a.dir)?;
+        // Out of core, the check writes scratch files in the game's
+        // directory: one writer at a time.
+        let _lock = match a.memory {
+            Some(_) => Some(super::lock_dir(&game_dir(&a.dir, g.id()))?),
+            None => None,
+        };
         let store = TierStore::new(g, &a.dir);
         let printer = Printer {
             g,
@@ -117,6 +132,16 @@ pub fn verify(a: &VerifyArgs) -> CliResult {
                 "verify found {problems} inconsistencies in {}",
                 game_dir(&a.dir, g.id()).display()
             )));
+        }
+        if sum.io_errors > 0 {
+            return Err(CliError {
+                message: format!(
+                    "{} tier(s) of {} not checked: a file could not be read or written (see above); nothing inconsistent was found in the rest",
+                    sum.io_errors,
+                    game_dir(&a.dir, g.id()).display()
+                ),
+                code: IO_ERROR_STATUS,
+            });
         }
         Ok(())
     })

@@ -257,9 +257,11 @@ pub fn solve_game<G: Game>(g: &G, opts: &SolveOptions) -> Result<Vec<TierReport>
         agree_on_the_solve(g, opts, ex)?;
     }
     check_limits(g, opts.max_pieces, None)?;
-    clear_unfinished_writes(g, opts, ex)?;
     let plan = SolvePlan::new(g, opts.max_pieces, opts.memory);
     refuse(g, opts, &plan, ex)?;
+    // Held to the end of the solve, by rank 0 for the whole job.
+    let _lock = lock_game_dir(g, opts, ex)?;
+    clear_unfinished_writes(g, opts, ex)?;
     let store = TierStore::new(g, opts.dir);
     let mut reports = Vec::new();
     let Some(&first) = plan.walk().tiers().first() else {
@@ -321,6 +323,22 @@ fn refuse<G: Game>(
         }),
         None => Ok(()),
     }
+}
+
+/// Rank 0 takes the lock of the game's directory (one writer per
+/// directory: [`tablebase::lock`]) for the job, before anything there is
+/// removed or written; the other ranks write only where rank 0 tells them.
+/// A lock refused is rank 0's error alone (the caller ends the job).
+fn lock_game_dir<G: Game>(
+    g: &G,
+    opts: &SolveOptions,
+    ex: &dyn Exchange,
+) -> Result<Option<tablebase::lock::DirLock>, SolveError> {
+    if ex.rank() != 0 {
+        return Ok(None);
+    }
+    let dir = tablebase::game_dir(opts.dir, g.id());
+    Ok(Some(tablebase::lock::DirLock::acquire(&dir)?))
 }
 
 /// Rank 0 removes the temporary files of tier writes that a killed solve

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::limits::LimitError;
 use super::plan::human_bytes;
+use crate::tablebase::lock::LockError;
 use crate::tablebase::TbError;
 
 /// Why a solve stopped.
@@ -49,6 +50,9 @@ pub enum SolveError {
         /// The scratch directory holding it.
         dir: PathBuf,
     },
+    /// Another process is writing the game's directory (or it cannot be
+    /// locked): nothing was solved.
+    Locked(LockError),
     /// The ranks of a solve were not all asked for the same solve: the
     /// variant, the subset or the directory differ from rank 0's.
     RanksDisagree {
@@ -65,6 +69,7 @@ impl std::fmt::Display for SolveError {
         match self {
             SolveError::Limit(e) => e.fmt(f),
             SolveError::Tablebase(e) => e.fmt(f),
+            SolveError::Locked(e) => e.fmt(f),
             SolveError::Stopped { next } => {
                 write!(
                     f,
@@ -108,6 +113,7 @@ impl std::error::Error for SolveError {
         match self {
             SolveError::Limit(e) => Some(e),
             SolveError::Tablebase(e) => Some(e),
+            SolveError::Locked(e) => Some(e),
             SolveError::Stopped { .. }
             | SolveError::RanksDisagree { .. }
             | SolveError::MemoryTooSmall { .. }
@@ -126,5 +132,11 @@ impl From<LimitError> for SolveError {
 impl From<TbError> for SolveError {
     fn from(e: TbError) -> Self {
         SolveError::Tablebase(e)
+    }
+}
+
+impl From<LockError> for SolveError {
+    fn from(e: LockError) -> Self {
+        SolveError::Locked(e)
     }
 }

@@ -34,6 +34,7 @@ pub mod compact;
 mod error;
 mod file;
 mod identity;
+pub mod lock;
 mod probe;
 mod store;
 

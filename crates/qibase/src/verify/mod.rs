@@ -63,8 +63,14 @@ impl VerifyObserver for () {}
 pub struct VerifySummary {
     /// Positions checked.
     pub positions: u64,
-    /// Inconsistent positions, and tiers that could not be checked.
+    /// Inconsistent positions, and tiers not checked because a file is
+    /// damaged, missing or of other rules.
     pub problems: u64,
+    /// Tiers not checked because the operating system failed a read or
+    /// a write ([`TbError::Io`]: a full disk, a read error): said apart,
+    /// since nothing wrong was found in the tables, and a rerun may check
+    /// them.
+    pub io_errors: u64,
 }
 
 /// Check tiers `tiers` (in solve order) of the tablebase in `store`,
@@ -105,6 +111,8 @@ pub fn verify_game<G: Game>(
                 sum.positions += r.checked;
                 sum.problems += r.inconsistent;
             }
+            TierCheck::Unreadable(TbError::Io { .. })
+            | TierCheck::LowerUnreadable(TbError::Io { .. }) => sum.io_errors += 1,
             TierCheck::Unreadable(_) | TierCheck::LowerUnreadable(_) => sum.problems += 1,
         }
         observer.tier_done(t, &name, &check);
