@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use qibase::analysis::LookupError;
 use qibase::games::SpecError;
 use qibase::solver::SolveError;
+use qibase::tablebase::lock::LockError;
 use qibase::tablebase::{Mismatch, Missing, TbError, LAST_CONVERT_COMMIT};
 use qibase::ParseError;
 
@@ -167,6 +168,13 @@ impl From<Failure> for PyErr {
             }
             Failure::Lookup(e) => exception("Error", e.to_string(), None),
             Failure::Solve(SolveError::Tablebase(e)) => tb_exception(&e),
+            Failure::Solve(SolveError::Locked(e)) => {
+                let (class, dir) = match &e {
+                    LockError::Locked { dir, .. } => ("DirectoryLocked", dir),
+                    LockError::Io { dir, .. } => ("TablebaseIOError", dir),
+                };
+                exception(class, e.to_string(), Some(dir.clone()))
+            }
             Failure::Solve(e) => exception("Error", e.to_string(), None),
             Failure::Py(e) => e,
             Failure::Other(s) => exception("Error", s, None),

@@ -66,6 +66,23 @@ def test_solve_releases_the_gil(tmp_path):
     assert steps > 0
 
 
+def test_a_solve_into_a_directory_another_writer_holds_is_refused(tmp_path):
+    import fcntl
+
+    game_dir = tmp_path / "weiming"
+    game_dir.mkdir()
+    with open(game_dir / ".qibase.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(qibase.DirectoryLocked) as e:
+            qibase.solve("weiming", tmp_path)
+        assert "another process is writing there" in str(e.value)
+        assert e.value.path == str(game_dir)
+        assert not list(game_dir.glob("*.qtb"))
+    # Released: the solve goes ahead.
+    qibase.solve("weiming", tmp_path)
+    assert list(game_dir.glob("*.qtb"))
+
+
 def test_keyboard_interrupt_stops_and_a_later_solve_resumes(tmp_path):
     variant = "cannon-chess-4x4"
     g = qibase.Game(variant)

@@ -15,6 +15,7 @@ draw
 from . import _errors
 from ._errors import (
     CorruptTableError,
+    DirectoryLocked,
     Error,
     IllegalPosition,
     InternalError,

@@ -47,6 +47,11 @@ class TablebaseNotFound(Error, FileNotFoundError):
     """``open_tablebase`` was given a directory that does not exist."""
 
 
+class DirectoryLocked(Error, OSError):
+    """Another process is writing the directory (``path``): a solve there
+    waits for it to end. The message names that process."""
+
+
 class InternalError(Error, RuntimeError):
     """A bug in qibase (a Rust panic), caught at the boundary."""
 
@@ -60,5 +65,6 @@ __all__ = [
     "CorruptTableError",
     "TablebaseIOError",
     "TablebaseNotFound",
+    "DirectoryLocked",
     "InternalError",
 ]
