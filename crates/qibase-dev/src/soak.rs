@@ -358,9 +358,12 @@ fn change_tables(fx: &Fixture, c: &Counts, stop: &AtomicBool, secs: f64) -> CliR
     Ok(())
 }
 
-/// Flip 64 bytes in the last quarter of the file, in place.
+/// Flip 64 bytes at each of 32 places spread over the file after its
+/// first eighth (the header and index), in place: spread, so that the
+/// queries of the damaged tier meet damaged blocks within a short run.
 fn damage(path: &Path) -> CliResult {
     use std::io::{Read, Seek, SeekFrom, Write};
+    const PLACES: u64 = 32;
     let fail = |e: std::io::Error| CliError::failure(format!("{}: {e}", path.display()));
     let mut f = std::fs::OpenOptions::new()
         .read(true)
@@ -368,15 +371,18 @@ fn damage(path: &Path) -> CliResult {
         .open(path)
         .map_err(fail)?;
     let len = f.metadata().map_err(fail)?.len();
-    let at = len * 3 / 4;
-    let mut buf = [0u8; 64];
-    f.seek(SeekFrom::Start(at)).map_err(fail)?;
-    let n = f.read(&mut buf).map_err(fail)?;
-    for b in &mut buf[..n] {
-        *b ^= 0xA5;
+    let start = len / 8;
+    for k in 0..PLACES {
+        let at = start + (len - start) * k / PLACES;
+        let mut buf = [0u8; 64];
+        f.seek(SeekFrom::Start(at)).map_err(fail)?;
+        let n = f.read(&mut buf).map_err(fail)?;
+        for b in &mut buf[..n] {
+            *b ^= 0xA5;
+        }
+        f.seek(SeekFrom::Start(at)).map_err(fail)?;
+        f.write_all(&buf[..n]).map_err(fail)?;
     }
-    f.seek(SeekFrom::Start(at)).map_err(fail)?;
-    f.write_all(&buf[..n]).map_err(fail)?;
     f.sync_all().map_err(fail)
 }
 
