@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
 use crate::hint::{hint, solve_command};
-use qibase::tablebase::{game_dir, TierStore};
+use qibase::tablebase::{game_dir, TbError, TierStore};
 use qibase::verify::{verify_game, CheckReport, TierCheck, VerifyObserver};
 use qibase::with_game;
 use qibase::{Game, Notation, TierKey, Tiers};
@@ -230,6 +230,37 @@ struct TierSizes {
     fast_block: Option<u32>,
 }
 
+/// The sizes of tier `t`'s file, fast or compact; `None` if it has none.
+fn tier_sizes<G: Game>(store: &TierStore<'_, G>, t: TierKey) -> Option<Result<TierSizes, TbError>> {
+    if store.has_file(t) {
+        Some(store.open(t).map(|f| {
+            // Each section owns its half of the block index.
+            let [_, index, wdl, rem] = f.section_bytes();
+            TierSizes {
+                meta: f.meta().clone(),
+                len: f.file_len(),
+                wdl: wdl + index / 2,
+                rem: rem + index / 2,
+                fast_block: Some(f.block_size()),
+            }
+        }))
+    } else if store.compact_path(t).exists() {
+        // The two parts; the header counted apart.
+        Some(store.open_compact(t).map(|c| {
+            let [head, wdl, rem] = c.sizes();
+            TierSizes {
+                meta: c.header().meta.clone(),
+                len: head + wdl + rem,
+                wdl,
+                rem,
+                fast_block: None,
+            }
+        }))
+    } else {
+        None
+    }
+}
+
 pub fn info(a: &InfoArgs) -> CliResult {
     let any = game_by_id(&a.game)?;
     with_game!(any, |g| {
@@ -267,31 +298,7 @@ pub fn info(a: &InfoArgs) -> CliResult {
         let mut compact = 0usize;
         for &t in &all {
             let name = g.tier_name(t);
-            let opened = if store.has_file(t) {
-                store.open(t).map(|f| {
-                    // Each section owns its half of the block index.
-                    let [_, index, wdl, rem] = f.section_bytes();
-                    TierSizes {
-                        meta: f.meta().clone(),
-                        len: f.file_len(),
-                        wdl: wdl + index / 2,
-                        rem: rem + index / 2,
-                        fast_block: Some(f.block_size()),
-                    }
-                })
-            } else if store.compact_path(t).exists() {
-                // The two parts; the header counted apart.
-                store.open_compact(t).map(|c| {
-                    let [head, wdl, rem] = c.sizes();
-                    TierSizes {
-                        meta: c.header().meta.clone(),
-                        len: head + wdl + rem,
-                        wdl,
-                        rem,
-                        fast_block: None,
-                    }
-                })
-            } else {
+            let Some(opened) = tier_sizes(&store, t) else {
                 missing.push(name);
                 continue;
             };
