@@ -43,7 +43,10 @@ pub const MPIEXEC: Tool = Tool {
 /// `eprintln!`: the test harness captures `eprintln!` of a passing test
 /// and would hide it, while a direct write shows in plain `cargo test`.
 pub fn available(tools: &[&Tool]) -> bool {
-    let Some(missing) = tools.iter().find(|t| !t.programs.iter().any(|p| on_path(p))) else {
+    let Some(missing) = tools
+        .iter()
+        .find(|t| !t.programs.iter().any(|p| on_path(p)))
+    else {
         return true;
     };
     let line = format!(
@@ -52,7 +55,10 @@ pub fn available(tools: &[&Tool]) -> bool {
         missing.install
     );
     // libtest names each test's thread after the test.
-    let test = std::thread::current().name().unwrap_or("a test").to_string();
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{line} (CI=true: the suite's outside software must be installed)");
     }
