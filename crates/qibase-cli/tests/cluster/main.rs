@@ -14,6 +14,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
+use common::outside::{self, MPIEXEC};
 use common::{assert_same_tables, qibase, temp_dir};
 
 /// `mpiexec -n N qibase ARGS`.
@@ -28,6 +29,9 @@ fn mpiexec(n: usize, args: &[&str]) -> Command {
 
 #[test]
 fn one_two_and_four_ranks_write_the_tables_of_one_process() {
+    if !outside::available(&[&MPIEXEC]) {
+        return;
+    }
     // Weiming whole: a small tier cut into few regions.
     for (game, max) in [("two-cannons", "6"), ("cannon-chess", "4"), ("weiming", "")] {
         let base = temp_dir(&format!("mpi-{game}"));
@@ -80,6 +84,9 @@ fn one_two_and_four_ranks_write_the_tables_of_one_process() {
 
 #[test]
 fn a_killed_mpi_solve_resumes_at_its_first_unfinished_tier() {
+    if !outside::available(&[&MPIEXEC]) {
+        return;
+    }
     let base = temp_dir("mpi-killed");
     let (plain, dir) = (base.join("plain"), base.join("ranks"));
     let args = |d: &Path| {
@@ -147,6 +154,9 @@ fn a_killed_mpi_solve_resumes_at_its_first_unfinished_tier() {
 
 #[test]
 fn ranks_asked_for_different_solves_stop_with_one_line_each() {
+    if !outside::available(&[&MPIEXEC]) {
+        return;
+    }
     let base = temp_dir("mpi-disagree");
     let (a, b) = (base.join("a"), base.join("b"));
     let rank = |dir: &Path, max: &str| {

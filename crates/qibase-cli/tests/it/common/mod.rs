@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod outside;
+
 /// Run the built binary with `args` and collect its output.
 pub fn qibase(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_qibase"))
