@@ -93,7 +93,28 @@ impl ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
+        fmt::Write::write_str(&mut OneLine(f), self.message())
+    }
+}
+
+/// A writer that keeps an error message on one line whatever text it
+/// quotes: control characters (a newline or a NUL in a pasted position,
+/// say) pass as their escapes (`\n`, `\u{0}`). Error messages quote what
+/// the user gave, and front ends print each as one line.
+pub(crate) struct OneLine<'a, 'b>(pub &'a mut fmt::Formatter<'b>);
+
+impl fmt::Write for OneLine<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for part in s.split_inclusive(char::is_control) {
+            match part.char_indices().last() {
+                Some((at, c)) if c.is_control() => {
+                    self.0.write_str(&part[..at])?;
+                    write!(self.0, "{}", c.escape_default())?;
+                }
+                _ => self.0.write_str(part)?,
+            }
+        }
+        Ok(())
     }
 }
 

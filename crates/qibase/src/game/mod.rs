@@ -21,7 +21,7 @@
 //! everything (analysis, the CLI) and wants to name one bound. Everything
 //! stays generic and monomorphic: no trait objects on the hot paths.
 
-mod error;
+pub(crate) mod error;
 mod notation;
 mod rules;
 mod tiers;

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::GAME_IDS;
+use crate::game::error::OneLine;
 use crate::game::ParseError;
 
 /// Why `AnyGame::from_id` (or a family's parameters) refused a game id or
@@ -75,6 +76,9 @@ impl SpecError {
 
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use fmt::Write;
+        // Each one line, whatever the user's text holds.
+        let f = &mut OneLine(f);
         match self {
             SpecError::UnknownGame { id } => write!(
                 f,
@@ -113,5 +117,34 @@ impl std::error::Error for SpecError {
             SpecError::BadSetup { error, .. } => Some(error),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::games::AnyGame;
+
+    /// A game id or a setup pasted with a newline or a NUL in it is
+    /// refused on one line, the characters shown as escapes (found by
+    /// fuzzing the variant specs).
+    #[test]
+    fn errors_quoting_the_users_text_stay_on_one_line() {
+        for spec in [
+            "two-cannons:setup=SSSnnon-chesr6sdb\n\0\0..C.",
+            "no\ngame",
+            "cannon-chess:tiao=x\ny",
+            "weiming:k\0=1",
+        ] {
+            let Err(e) = AnyGame::from_id(spec) else {
+                panic!("{spec:?} accepted")
+            };
+            let e = e.to_string();
+            assert!(!e.contains(|c: char| c.is_control()), "{spec:?}: {e:?}");
+        }
+        let Err(e) = AnyGame::from_id("two-cannons:setup=SS\nC") else {
+            panic!("accepted")
+        };
+        let e = e.to_string();
+        assert!(e.contains("\\n"), "{e}");
     }
 }
