@@ -363,12 +363,20 @@ pub(crate) async fn js(c: &Client, script: &str) -> serde_json::Value {
 }
 
 pub(crate) async fn tap(c: &Client, point: &str) {
-    c.find(Locator::Css(&format!("g[data-point='{point}'] .hit")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    let css = format!("g[data-point='{point}'] .hit");
+    // The page draws the board again on every change of state: a point
+    // found just before a redraw is gone when the click comes. Then the
+    // click never reached the page, and it is made again on the new one.
+    for _ in 0..20 {
+        match c.find(Locator::Css(&css)).await.unwrap().click().await {
+            Ok(_) => return,
+            Err(e) if format!("{e:?}").contains("StaleElementReference") => {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("tap {point}: {e}"),
+        }
+    }
+    panic!("tap {point}: the board kept being drawn again");
 }
 
 pub(crate) async fn wait_text(c: &Client, css: &str, want: &str, secs: u64) -> String {
