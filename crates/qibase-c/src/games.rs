@@ -3,9 +3,7 @@
 //! position. Every function takes the game as a preset id or a variant
 //! string (`cannon-chess:board=4x4,tiao=any`).
 
-use std::collections::HashMap;
 use std::ffi::c_char;
-use std::sync::{Mutex, OnceLock};
 
 use qibase::games::{AnyGame, Describe, GAME_IDS};
 use qibase::{with_game, Game, Notation, ParseError, Rules, Value};
@@ -38,21 +36,9 @@ impl qb_value {
     }
 }
 
-/// Every game made once per variant string and kept for the process's
-/// lifetime (a game is a few kilobytes of tables), so that handles can
-/// borrow it and calls need not rebuild it.
+/// The game of `spec`, made once per process ([`AnyGame::shared`]).
 pub(crate) fn game_static(spec: &str) -> Res<&'static AnyGame> {
-    static GAMES: OnceLock<Mutex<HashMap<String, &'static AnyGame>>> = OnceLock::new();
-    let mut map = GAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(g) = map.get(spec) {
-        return Ok(g);
-    }
-    let g: &'static AnyGame = Box::leak(Box::new(AnyGame::from_id(spec)?));
-    map.insert(spec.to_string(), g);
-    Ok(g)
+    Ok(AnyGame::shared(spec)?)
 }
 
 /// The game named by the caller's string `game`.

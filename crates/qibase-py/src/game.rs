@@ -1,9 +1,6 @@
 //! `qibase.Game`: a game chosen by its variant string, kept for the
 //! process's lifetime.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
@@ -12,21 +9,9 @@ use crate::value::{GameEnd, Value};
 use qibase::games::AnyGame;
 use qibase::{with_game, Game as RsGame, Notation, ParseError, Rules, Side, TierKey, Tiers};
 
-/// Every game made once per variant string and kept for the process's
-/// lifetime (a game is a few kilobytes of tables), so tablebases can
-/// borrow it.
+/// The game of `spec`, made once per process ([`AnyGame::shared`]).
 pub(crate) fn game_static(spec: &str) -> Res<&'static AnyGame> {
-    static GAMES: OnceLock<Mutex<HashMap<String, &'static AnyGame>>> = OnceLock::new();
-    let mut map = GAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(g) = map.get(spec) {
-        return Ok(g);
-    }
-    let g: &'static AnyGame = Box::leak(Box::new(AnyGame::from_id(spec)?));
-    map.insert(spec.to_string(), g);
-    Ok(g)
+    Ok(AnyGame::shared(spec)?)
 }
 
 /// A game argument: a [`Game`] or a variant string.

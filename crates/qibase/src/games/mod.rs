@@ -55,6 +55,30 @@ impl AnyGame {
         Self::from_id_with(spec, true)
     }
 
+    /// [`from_id`](Self::from_id), made once per id or variant string and
+    /// kept for the process's lifetime (a game is a few kilobytes of
+    /// tables): what a front end hands out to handles that borrow it, so
+    /// that calls need not build it again.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_id`](Self::from_id).
+    pub fn shared(spec: &str) -> Result<&'static AnyGame, SpecError> {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static GAMES: OnceLock<Mutex<HashMap<String, &'static AnyGame>>> = OnceLock::new();
+        let mut made = GAMES
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(g) = made.get(spec) {
+            return Ok(g);
+        }
+        let g: &'static AnyGame = Box::leak(Box::new(AnyGame::from_id(spec)?));
+        made.insert(spec.to_string(), g);
+        Ok(g)
+    }
+
     /// [`from_id`](Self::from_id); with `tables` false, a game whose
     /// numbering keeps its sizes only (see [`VariantSizes`]).
     fn from_id_with(spec: &str, tables: bool) -> Result<AnyGame, SpecError> {
