@@ -70,9 +70,9 @@ pub enum Kernel {
     Unmoves,
 }
 
-/// State words at most: 2 bytes each, so 6 GiB, leaving room for one
-/// round of messages within 8 GiB.
-const MAX_SLOTS: usize = 3 << 30;
+/// State words at most: 2 bytes each, so 4 GiB, leaving room for
+/// `random-best`'s round of messages (2.5 GiB) within 8 GiB.
+const MAX_SLOTS: usize = 2 << 30;
 
 pub fn run(a: &CeilingArgs) -> CliResult {
     if a.reps == 0 || a.positions == 0 {
@@ -111,11 +111,19 @@ fn measure<G: Tiers>(g: &G, a: &CeilingArgs) -> CliResult {
         rayon::current_num_threads(),
         a.reps
     );
-    println!("{:<18} {:>12} {:>10} {:>12}  runs (s)", "kernel", "updates", "ns/update", "M updates/s");
+    println!(
+        "{:<18} {:>12} {:>10} {:>12}  runs (s)",
+        "kernel", "updates", "ns/update", "M updates/s"
+    );
     let mut random_ns: Vec<f64> = Vec::new();
-    if [Kernel::Seq, Kernel::RandomNaive, Kernel::RandomSolver, Kernel::RandomBest]
-        .into_iter()
-        .any(on)
+    if [
+        Kernel::Seq,
+        Kernel::RandomNaive,
+        Kernel::RandomSolver,
+        Kernel::RandomBest,
+    ]
+    .into_iter()
+    .any(on)
     {
         let mut words = state_words(n);
         if on(Kernel::Seq) {
@@ -233,6 +241,6 @@ fn median(runs: &[f64]) -> f64 {
 }
 
 fn list(runs: &[f64]) -> String {
-    let s: Vec<String> = runs.iter().map(|r| format!("{r:.2}")).collect();
+    let s: Vec<String> = runs.iter().map(|r| format!("{r:.3}")).collect();
     s.join(" ")
 }
