@@ -56,7 +56,7 @@ pub struct CeilingArgs {
     #[arg(long)]
     pub model: bool,
     /// The solver's measured ns per update (wall) on the tier, which the
-    /// model line compares with the ceiling.
+    /// model line (printed with it) compares with the ceiling.
     #[arg(long)]
     pub solver_ns: Option<f64>,
 }
@@ -149,7 +149,7 @@ fn measure<G: Tiers>(g: &G, a: &CeilingArgs) -> CliResult {
     if on(Kernel::Unmoves) {
         per_parent = Some(measure_unmoves(g, t, a)?);
     }
-    if a.model {
+    if a.model || a.solver_ns.is_some() {
         print_model(&random_ns, per_parent, a.solver_ns);
     }
     Ok(())
@@ -212,11 +212,8 @@ fn measure_unmoves<G: Tiers>(g: &G, t: TierKey, a: &CeilingArgs) -> Result<f64, 
 /// The ceiling for one parent update: the cheapest random pattern plus the
 /// ranked un-moves, and the solver's share of it if its rate is given.
 fn print_model(random_ns: &[f64], per_parent: Option<f64>, solver_ns: Option<f64>) {
-    let Some(best) = random_ns.iter().copied().reduce(f64::min) else {
-        println!("model: needs a random kernel and unmoves");
-        return;
-    };
-    let Some(unmove) = per_parent else {
+    let (Some(best), Some(unmove)) = (random_ns.iter().copied().reduce(f64::min), per_parent)
+    else {
         println!("model: needs a random kernel and unmoves");
         return;
     };
