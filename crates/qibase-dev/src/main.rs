@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use qibase_cli::cli::CliError;
-use qibase_dev::{bench, bench_c, bench_http, bench_probe, levels, soak};
+use qibase_dev::{bench, bench_c, bench_http, bench_probe, ceiling, levels, soak};
 
 #[derive(Parser)]
 #[command(name = "qibase-dev", about = "qibase's benchmarks")]
@@ -24,6 +24,9 @@ enum Command {
     /// Load generator for `qibase serve`: random query requests on loopback,
     /// requests/s and latency percentiles.
     BenchHttp(bench_http::BenchHttpArgs),
+    /// The machine's bound on one propagation level of a game's largest
+    /// tier: memory kernels and un-moves alone, against the solver.
+    Ceiling(ceiling::CeilingArgs),
     /// The difficulty levels against each other: win/draw/loss tables and
     /// an Elo ladder, as Markdown.
     Levels(levels::LevelsArgs),
@@ -43,6 +46,7 @@ fn main() {
         Command::BenchProbe(a) => bench_probe::bench_probe(a),
         Command::BenchC(a) => bench_c::run(a),
         Command::BenchHttp(a) => bench_http::run(a),
+        Command::Ceiling(a) => ceiling::run(a),
         Command::Levels(a) => levels::run(a),
         Command::Soak(a) => soak::run(a),
     };
