@@ -2,7 +2,8 @@
 //! run under MPICH's `mpiexec`): the tier files equal a solve in one
 //! process on every used slot and byte for byte apart from the recorded
 //! timings, for 1, 2 and 4 ranks; a killed job resumes; ranks asked for
-//! different solves stop with one line each.
+//! different solves stop with one line each; rank 0 alone holds the
+//! directory's lock, for the whole job.
 //!
 //! The subsets are small: four ranks on this machine's two cores wait on
 //! each other (MPICH polls while it waits), and each job starts its ranks.
@@ -12,10 +13,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use common::outside::{self, MPIEXEC};
-use common::{assert_same_tables, qibase, temp_dir};
+use common::{assert_same_tables, qibase, signal, temp_dir, tier_files, wait_for_lock};
 
 /// `mpiexec -n N qibase ARGS`.
 fn mpiexec(n: usize, args: &[&str]) -> Command {
@@ -115,17 +116,7 @@ fn a_killed_mpi_solve_resumes_at_its_first_unfinished_tier() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start mpiexec");
-    let written = |d: &Path| {
-        std::fs::read_dir(d.join("cannon-chess"))
-            .map(|r| {
-                r.filter(|e| {
-                    e.as_ref()
-                        .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "qtb"))
-                })
-                .count()
-            })
-            .unwrap_or(0)
-    };
+    let written = |d: &Path| tier_files(&d.join("cannon-chess"));
     let t0 = std::time::Instant::now();
     while written(&dir) < 3 && t0.elapsed().as_secs() < 120 {
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -191,5 +182,103 @@ fn ranks_asked_for_different_solves_stop_with_one_line_each() {
         assert!(ours.iter().all(|l| l.contains("disagree")), "{err}");
         assert!(!a.join("two-cannons").exists(), "nothing is solved");
     }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The processes of the `qibase` binary started with `dir` among their
+/// arguments, each with its MPI rank (`PMI_RANK` of its environment, set
+/// by MPICH's process manager; `None` outside a job).
+fn qibase_processes_in(dir: &Path) -> Vec<(u32, Option<u32>)> {
+    let (exe, dir) = (env!("CARGO_BIN_EXE_qibase"), dir.to_str().unwrap());
+    let nul_split = |b: Vec<u8>| -> Vec<String> {
+        b.split(|&c| c == 0)
+            .map(|x| String::from_utf8_lossy(x).into_owned())
+            .collect()
+    };
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        // A process may end between the listing and these reads.
+        let (Ok(cmd), Ok(env)) = (
+            std::fs::read(entry.path().join("cmdline")),
+            std::fs::read(entry.path().join("environ")),
+        ) else {
+            continue;
+        };
+        let args = nul_split(cmd);
+        if args.first().map(String::as_str) != Some(exe) || !args.iter().any(|a| a == dir) {
+            continue;
+        }
+        let rank = nul_split(env)
+            .iter()
+            .find_map(|v| v.strip_prefix("PMI_RANK=").and_then(|r| r.parse().ok()));
+        found.push((pid, rank));
+    }
+    found
+}
+
+#[test]
+fn rank_zero_alone_holds_the_directory_lock_for_the_job() {
+    if !outside::available(&[&MPIEXEC]) {
+        return;
+    }
+    let base = temp_dir("mpi-lock");
+    let d = base.to_str().unwrap();
+    let job_args = [
+        "solve",
+        "cannon-chess",
+        "--max-pieces",
+        "4",
+        "--threads",
+        "1",
+        "--dir",
+        d,
+        "--quiet",
+    ];
+    let job = mpiexec(2, &job_args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mpiexec");
+    let game_dir = base.join("cannon-chess");
+    let holder = wait_for_lock(&game_dir, |_| true);
+    // Held still, so that the job surely runs while the plain solve
+    // starts (as dir_lock.rs does with one process).
+    let ranks = qibase_processes_in(&base);
+    for &(pid, _) in &ranks {
+        signal(pid, "-STOP");
+    }
+    let plain = qibase(&job_args);
+    for &(pid, _) in &ranks {
+        signal(pid, "-CONT");
+    }
+    let out = job.wait_with_output().expect("wait for mpiexec");
+    let mut by_rank: Vec<Option<u32>> = ranks.iter().map(|r| r.1).collect();
+    by_rank.sort();
+    assert_eq!(
+        by_rank,
+        [Some(0), Some(1)],
+        "the job's processes: {ranks:?}"
+    );
+    assert!(
+        ranks.contains(&(holder, Some(0))),
+        "the lock is held by pid {holder}, not rank 0 of {ranks:?}"
+    );
+    let err = String::from_utf8_lossy(&plain.stderr);
+    assert_eq!(plain.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&game_dir.display().to_string()), "{err}");
+    assert!(err.contains(&format!("pid {holder}")), "{err}");
+    // Had rank 1 asked for the lock too, one of the two would have been
+    // refused and the job would have failed.
+    assert!(out.status.success(), "the job failed: {out:?}");
+    assert!(
+        !game_dir.join(qibase::tablebase::lock::LOCK_FILE).exists(),
+        "lock file left"
+    );
+    let verify = qibase(&["verify", "cannon-chess", "--quiet", "--dir", d]);
+    assert!(verify.status.success(), "{verify:?}");
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -7,7 +7,6 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::common::{assert_same_tables, qibase, temp_dir};
 use qibase::tablebase::lock::{DirLock, LOCK_FILE};
@@ -38,28 +37,11 @@ fn start_solve(dir: &Path) -> Child {
 
 /// Wait until `child` has written its pid into the lock file of `dir`.
 fn wait_for_lock(dir: &Path, child: &Child) {
-    let file = dir.join(LOCK_FILE);
-    let t0 = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        if text.lines().next() == Some(&child.id().to_string()) {
-            return;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "no lock in {}",
-            dir.display()
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    crate::common::wait_for_lock(dir, |pid| pid == child.id());
 }
 
 fn signal(child: &Child, sig: &str) {
-    let ok = Command::new("kill")
-        .args([sig, &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    crate::common::signal(child.id(), sig);
 }
 
 fn verify_ok(dir: &Path) {

@@ -398,6 +398,8 @@ fn killed_and_resumed(max_pieces: &str, memory: &str, kills: usize, seed: u64) {
             if done { " (already done)" } else { "" }
         );
     }
+    // The tiers the killed runs finished: the last run must skip them.
+    let finished = crate::common::tier_files(&killed.join("cannon-chess"));
     let r = run(&args(&killed));
     assert!(r.status.success(), "resume: {r:?}");
     assert_same_tables(&reference, &killed, "cannon-chess");
@@ -411,6 +413,14 @@ fn killed_and_resumed(max_pieces: &str, memory: &str, kills: usize, seed: u64) {
     assert!(v.status.success(), "{v:?}");
     eprintln!("{survived} of {kills} kills hit a running solve; resumed to the same tables");
     assert!(survived * 2 >= kills, "too few kills hit a running solve");
+    // Same tables alone would not tell a resume from a solve started
+    // over: the last run reports each tier it found finished as done.
+    let done = String::from_utf8_lossy(&r.stdout).matches("(done)").count();
+    assert!(finished > 0, "no tier finished before the last run");
+    assert_eq!(
+        done, finished,
+        "tiers skipped by the last run, of {finished} finished"
+    );
     let _ = std::fs::remove_dir_all(&reference);
     let _ = std::fs::remove_dir_all(&killed);
 }

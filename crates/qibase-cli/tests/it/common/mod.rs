@@ -23,6 +23,48 @@ pub fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
+/// How many finished tier files (`.qtb`) `game_dir` holds (0 if it is
+/// missing); a tier write's temporary file is not one.
+pub fn tier_files(game_dir: &Path) -> usize {
+    std::fs::read_dir(game_dir).map_or(0, |r| {
+        r.filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "qtb"))
+        })
+        .count()
+    })
+}
+
+/// Wait (a minute at most) until the lock file of `dir` names a process
+/// that `is_holder` accepts, and return its pid.
+pub fn wait_for_lock(dir: &Path, is_holder: impl Fn(u32) -> bool) -> u32 {
+    let file = dir.join(qibase::tablebase::lock::LOCK_FILE);
+    let t0 = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        if let Some(pid) = text.lines().next().and_then(|l| l.parse().ok()) {
+            if is_holder(pid) {
+                return pid;
+            }
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "no lock in {}",
+            dir.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Send signal `sig` (as `kill` spells it: `-STOP`) to process `pid`.
+pub fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success(), "kill {sig} {pid}");
+}
+
 /// The workspace root: the committed `tablebases/` and `reports/` are
 /// there, and the binary runs there as a user of a checkout would.
 pub fn root() -> PathBuf {
