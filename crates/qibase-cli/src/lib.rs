@@ -1,7 +1,7 @@
 //! The `qibase` command line as a library: the commands, the one JSON
 //! vocabulary of every JSON answer, the HTTP server with its web page and
-//! the research report. The binary (`src/main.rs`) only parses arguments
-//! and dispatches; `qibase-dev`'s load generator runs the server in-process.
+//! the research report. The binaries (`src/main.rs`, and `qibase-mpi` for MPI clusters) run
+//! [`cli::app::main`]; `qibase-dev`'s load generator runs the server in-process.
 //!
 //! * [`api`] — the one JSON vocabulary of every JSON answer (CLI, engine, HTTP);
 //! * [`server`] — `qibase serve`: the HTTP API and the web page;

@@ -3,12 +3,16 @@
 //! collective operation is the MPI one (`MPI_Alltoallv`, `MPI_Allreduce`,
 //! `MPI_Bcast`), through the `mpi` crate.
 //!
-//! A crate of its own, outside the workspace's members: building it needs
-//! an MPI library and libclang, which the ordinary build does not. The
-//! command line takes it with its `mpi` feature (docs/cluster.md).
+//! Its binary, `qibase-mpi`, is the `qibase` command line whose solves
+//! join the job that started them ([`join_job`]). Everything here is behind
+//! the `mpi` feature: building it needs an MPI library and libclang, which
+//! the ordinary build does not (docs/cluster.md), so without the feature
+//! the crate is empty and its binary and tests are not built.
 //!
 //! MPI counts and displacements are 32-bit, so the large transfers go in
 //! rounds of at most [`ROUND_ELEMENTS`] elements a call.
+
+#![cfg(feature = "mpi")]
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -21,6 +25,7 @@ use mpi::traits::*;
 use mpi::{Count, Threading};
 
 use qibase::exchange::Exchange;
+use qibase_cli::cli::ranks::JobRank;
 
 /// Elements moved by one MPI call at most (all destinations together), so
 /// every count and displacement fits MPI's 32-bit `int`.
@@ -232,4 +237,23 @@ impl Exchange for MpiExchange {
     fn bytes_sent(&self) -> u64 {
         self.sent.load(Relaxed)
     }
+}
+
+impl JobRank for MpiExchange {
+    fn abort(&self, code: i32) -> ! {
+        MpiExchange::abort(self, code)
+    }
+}
+
+/// Start MPI and join the job that started this process: how `qibase-mpi`
+/// takes part in a solve (the command line's
+/// [`JoinJob`](qibase_cli::cli::ranks::JoinJob)).
+///
+/// # Errors
+///
+/// MPI does not start, in one line.
+pub fn join_job() -> Result<Box<dyn JobRank>, String> {
+    MpiExchange::init()
+        .map(|m| Box::new(m) as Box<dyn JobRank>)
+        .map_err(|e| e.to_string())
 }

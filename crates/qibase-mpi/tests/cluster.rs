@@ -1,5 +1,5 @@
-//! Solves shared by the ranks of an MPI job (built with `--features mpi`,
-//! run under MPICH's `mpiexec`): the tier files equal a solve in one
+//! Solves shared by the ranks of an MPI job (`qibase-mpi`, built with the
+//! `mpi` feature, run under MPICH's `mpiexec`): the tier files equal a solve in one
 //! process on every used slot and byte for byte apart from the recorded
 //! timings, for 1, 2 and 4 ranks; a killed job resumes; ranks asked for
 //! different solves stop with one line each; rank 0 alone holds the
@@ -9,7 +9,7 @@
 //! each other (MPICH polls while it waits), and each job starts its ranks.
 //! `.ci/run` installs MPICH and runs this target.
 
-#[path = "../it/common/mod.rs"]
+#[path = "../../qibase-cli/tests/it/common/mod.rs"]
 mod common;
 
 use std::path::Path;
@@ -23,7 +23,7 @@ fn mpiexec(n: usize, args: &[&str]) -> Command {
     let mut c = Command::new("mpiexec");
     c.arg("-n")
         .arg(n.to_string())
-        .arg(env!("CARGO_BIN_EXE_qibase"))
+        .arg(env!("CARGO_BIN_EXE_qibase-mpi"))
         .args(args);
     c
 }
@@ -122,11 +122,7 @@ fn a_killed_mpi_solve_resumes_at_its_first_unfinished_tier() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     // SIGTERM to mpiexec: its process manager ends every rank.
-    #[allow(unsafe_code)]
-    // SAFETY: a plain system call on a child's process id.
-    unsafe {
-        libc::kill(job.id() as i32, libc::SIGTERM);
-    }
+    signal(job.id(), "-TERM");
     let _ = job.wait();
     let before = written(&dir);
     assert!(
@@ -154,7 +150,7 @@ fn ranks_asked_for_different_solves_stop_with_one_line_each() {
         vec![
             "-n".to_string(),
             "1".into(),
-            env!("CARGO_BIN_EXE_qibase").into(),
+            env!("CARGO_BIN_EXE_qibase-mpi").into(),
             "solve".into(),
             "two-cannons".into(),
             "--max-pieces".into(),
@@ -189,7 +185,7 @@ fn ranks_asked_for_different_solves_stop_with_one_line_each() {
 /// arguments, each with its MPI rank (`PMI_RANK` of its environment, set
 /// by MPICH's process manager; `None` outside a job).
 fn qibase_processes_in(dir: &Path) -> Vec<(u32, Option<u32>)> {
-    let (exe, dir) = (env!("CARGO_BIN_EXE_qibase"), dir.to_str().unwrap());
+    let (exe, dir) = (env!("CARGO_BIN_EXE_qibase-mpi"), dir.to_str().unwrap());
     let nul_split = |b: Vec<u8>| -> Vec<String> {
         b.split(|&c| c == 0)
             .map(|x| String::from_utf8_lossy(x).into_owned())

@@ -3,6 +3,7 @@
 use std::fmt;
 
 pub mod annotate;
+pub mod app;
 pub mod engine;
 pub mod estimate;
 pub mod pack;

@@ -1,6 +1,10 @@
 //! How `qibase solve` takes part in a solve: alone, or as one rank of an
-//! MPI job (`mpiexec -n N qibase solve …`, `srun qibase solve …`) when
-//! built with the `mpi` feature (docs/cluster.md).
+//! MPI job (`mpiexec -n N qibase-mpi solve …`, `srun qibase-mpi solve …`).
+//!
+//! The command line knows no MPI: the binary built with it (the
+//! `qibase-mpi` package, docs/cluster.md) hands [`app::main`](super::app::main)
+//! the way to join the job. Keeping MPI out of this crate is what lets that
+//! build reuse this crate as the ordinary build compiled it.
 
 use super::CliError;
 use qibase::exchange::{Exchange, SingleProcess};
@@ -18,42 +22,44 @@ pub fn launched_ranks() -> Option<usize> {
         .find_map(|v| std::env::var(v).ok()?.trim().parse().ok())
 }
 
+/// One rank of an MPI job: the solver's exchange with the other ranks, and
+/// the way to end them all.
+pub trait JobRank: Exchange {
+    /// End every rank of the job at once (`MPI_Abort`), so that none waits
+    /// forever in a collective call for a rank that failed alone.
+    fn abort(&self, code: i32) -> !;
+}
+
+/// How a binary built with MPI joins the job that started it; the error
+/// is one line (MPI did not start).
+pub type JoinJob = fn() -> Result<Box<dyn JobRank>, String>;
+
 /// This process's part in a solve.
 pub enum Ranks {
     /// The only process.
     Alone,
     /// One rank of an MPI job.
-    #[cfg(feature = "mpi")]
-    Mpi(qibase_mpi::MpiExchange),
+    Job(Box<dyn JobRank>),
 }
 
 impl Ranks {
-    /// Join the MPI job that started this process, if any.
+    /// Join the MPI job that started this process, if any, through `join`.
     ///
     /// # Errors
     ///
-    /// Started as one of several processes by a process manager, but built
-    /// without the `mpi` feature (each would solve alone, all writing the
-    /// same files); or MPI does not start.
-    pub fn start() -> Result<Ranks, CliError> {
+    /// Started as one of several processes by a process manager, but
+    /// without a way to join (the plain `qibase`: each would solve alone,
+    /// all writing the same files); or MPI does not start.
+    pub fn start(join: Option<JoinJob>) -> Result<Ranks, CliError> {
         let Some(n) = launched_ranks() else {
             return Ok(Ranks::Alone);
         };
-        #[cfg(feature = "mpi")]
-        {
-            let _ = n;
-            qibase_mpi::MpiExchange::init()
-                .map(Ranks::Mpi)
-                .map_err(|e| CliError::failure(e.to_string()))
-        }
-        #[cfg(not(feature = "mpi"))]
-        {
-            if n > 1 {
-                return Err(CliError::input(format!(
-                    "started as one of {n} processes of an MPI job, but this qibase was built without the `mpi` feature: build it with `cargo build --release --features mpi` (docs/cluster.md)"
-                )));
-            }
-            Ok(Ranks::Alone)
+        match join {
+            Some(join) => join().map(Ranks::Job).map_err(CliError::failure),
+            None if n > 1 => Err(CliError::input(format!(
+                "started as one of {n} processes of an MPI job, but this qibase is built without MPI: start qibase-mpi instead, built by `cargo build --release -p qibase-mpi --features mpi` (docs/cluster.md)"
+            ))),
+            None => Ok(Ranks::Alone),
         }
     }
 
@@ -61,8 +67,7 @@ impl Ranks {
     pub fn exchange(&self) -> &dyn Exchange {
         match self {
             Ranks::Alone => &SingleProcess,
-            #[cfg(feature = "mpi")]
-            Ranks::Mpi(m) => m,
+            Ranks::Job(r) => &**r,
         }
     }
 
@@ -74,15 +79,12 @@ impl Ranks {
     /// the terminal when a job is aborted, so the ranks end normally
     /// whenever they can.)
     pub fn fail(&self, e: CliError, collective: bool) -> CliError {
-        #[cfg(feature = "mpi")]
-        if let Ranks::Mpi(m) = self {
-            if m.ranks() > 1 && !collective {
-                eprintln!("error: {e} (rank {} of {})", m.rank(), m.ranks());
-                m.abort(e.code);
+        if let Ranks::Job(r) = self {
+            if r.ranks() > 1 && !collective {
+                eprintln!("error: {e} (rank {} of {})", r.rank(), r.ranks());
+                r.abort(e.code);
             }
         }
-        #[cfg(not(feature = "mpi"))]
-        let _ = collective;
         e
     }
 }

@@ -77,7 +77,7 @@ pub(super) fn parse_size(s: &str) -> Result<u64, String> {
     Ok(b as u64)
 }
 
-pub fn run(a: &SolveArgs) -> CliResult {
+pub fn run(a: &SolveArgs, join: Option<super::ranks::JoinJob>) -> CliResult {
     let ids: Vec<String> = if a.all {
         GAME_IDS.iter().map(|s| s.to_string()).collect()
     } else {
@@ -116,7 +116,7 @@ pub fn run(a: &SolveArgs) -> CliResult {
     let pool = thread_pool(a.threads)?;
     // Alone, or one rank of an MPI job: then rank 0 alone shows progress,
     // prints the tables and writes the files.
-    let ranks = super::ranks::Ranks::start()?;
+    let ranks = super::ranks::Ranks::start(join)?;
     let ex = ranks.exchange();
     let lead = ex.rank() == 0;
     let bars = super::progress::SolveBars::new(!a.quiet && lead);

@@ -1,6 +1,6 @@
-//! A binary built without the `mpi` feature, started as one of several
-//! processes of an MPI job, refuses to solve (the solves of MPI jobs are
-//! tested by the `cluster` test target, built with the feature).
+//! The plain `qibase`, started as one of several processes of an MPI job,
+//! refuses to solve (the solves of MPI jobs are tested by qibase-mpi's
+//! `cluster` tests, built with its `mpi` feature).
 
 use std::process::Command;
 
@@ -18,8 +18,8 @@ fn as_one_of(ranks: usize, args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn without_the_mpi_feature_one_of_several_ranks_refuses_to_solve() {
-    let dir = temp_dir("no-mpi-feature");
+fn the_plain_binary_as_one_of_several_ranks_refuses_to_solve() {
+    let dir = temp_dir("no-mpi");
     let d = dir.to_str().unwrap();
     let solve = [
         "solve",
@@ -35,7 +35,7 @@ fn without_the_mpi_feature_one_of_several_ranks_refuses_to_solve() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("one of 4 processes") && err.contains("--features mpi"),
+        err.contains("one of 4 processes") && err.contains("qibase-mpi"),
         "{err}"
     );
     assert!(!dir.exists(), "nothing is solved");

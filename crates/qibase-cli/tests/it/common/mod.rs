@@ -6,9 +6,20 @@ use std::process::{Command, Output};
 
 pub mod outside;
 
+/// The built command line: `qibase`, or in the MPI package's tests its
+/// `qibase-mpi` (the same commands; started without `mpiexec`, it solves
+/// alone).
+const QIBASE: &str = match (
+    option_env!("CARGO_BIN_EXE_qibase"),
+    option_env!("CARGO_BIN_EXE_qibase-mpi"),
+) {
+    (Some(exe), _) | (None, Some(exe)) => exe,
+    (None, None) => panic!("a test of a package without the command line"),
+};
+
 /// Run the built binary with `args` and collect its output.
 pub fn qibase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qibase"))
+    Command::new(QIBASE)
         .current_dir(crate::common::root())
         .args(args)
         .output()
