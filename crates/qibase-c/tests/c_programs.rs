@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use qibase::games::AnyGame;
 use qibase::games::CannonChessParams;
-use qibase::solver::{solve_game, SolveOptions};
+use qibase::solver::SolveOptions;
 use qibase::tablebase::compact::pack;
 use qibase::Tiers;
 
@@ -73,7 +74,10 @@ fn tables(root: &Path) -> [PathBuf; 4] {
         max_pieces: Some(2),
         ..SolveOptions::new(&fast)
     };
-    solve_game(&g, &opts).expect("the subset solves");
+    AnyGame::from_id(g.id())
+        .expect("a known game")
+        .solve(&opts)
+        .expect("the subset solves");
     let good = root.join("good");
     pack(&g, &fast, &good, &mut |_| {}).expect("the subset packs");
     let game_dir = qibase::tablebase::game_dir(&good, g.id());

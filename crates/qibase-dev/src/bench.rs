@@ -10,7 +10,7 @@ use clap::Args;
 
 use crate::access::random_atomic_rate;
 use qibase::peak_rss_bytes;
-use qibase::solver::{solve_game, SolveOptions, TierReport};
+use qibase::solver::{SolveOptions, TierReport};
 use qibase::with_game;
 use qibase::Rules;
 use qibase_cli::cli::solve::{print_table, thread_pool};
@@ -64,7 +64,7 @@ pub fn run(a: &BenchArgs) -> CliResult {
         ..SolveOptions::new(&dir)
     };
     let t0 = Instant::now();
-    let result = with_game!(any, |g| pool.install(|| solve_game(g, &opts)));
+    let result = pool.install(|| any.solve(&opts));
     let wall = t0.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&dir);
     let reports = result.map_err(|e| CliError::failure(format!("bench: {e}")))?;

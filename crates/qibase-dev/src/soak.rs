@@ -35,7 +35,7 @@ use tokio::io::AsyncWriteExt;
 
 use qibase::analysis::{open_oracle, Oracle, SharedOracle};
 use qibase::games::{AnyGame, CannonChess};
-use qibase::solver::{solve_game, SolveOptions};
+use qibase::solver::SolveOptions;
 use qibase::tablebase::lock::DirLock;
 use qibase::tablebase::{game_dir, TierStore};
 use qibase::{Notation, Rng, TierKey, Tiers};
@@ -80,6 +80,9 @@ struct Counts {
 /// The positions asked for, and the directories the answers are checked
 /// against.
 struct Fixture {
+    /// The same game, to solve it (compiled in the library: see
+    /// `AnyGame::solve`).
+    any: &'static AnyGame,
     g: &'static CannonChess,
     /// The served directory.
     served: PathBuf,
@@ -120,9 +123,11 @@ pub fn run(a: &SoakArgs) -> CliResult {
 /// Solve the subset into the served directory and its two copies, and
 /// choose the positions and the tiers.
 fn fixture(base: &Path, a: &SoakArgs) -> Result<Fixture, CliError> {
-    let g = match AnyGame::from_id("cannon-chess").map_err(CliError::from)? {
-        AnyGame::CannonChess(c) => &*Box::leak(Box::new(c)),
-        _ => unreachable!("cannon-chess is of its family"),
+    let any: &'static AnyGame = Box::leak(Box::new(
+        AnyGame::from_id("cannon-chess").map_err(CliError::from)?,
+    ));
+    let AnyGame::CannonChess(g) = any else {
+        unreachable!("cannon-chess is of its family")
     };
     let dirs = ["served", "clean", "damaged"].map(|d| base.join(d));
     for d in &dirs {
@@ -130,7 +135,7 @@ fn fixture(base: &Path, a: &SoakArgs) -> Result<Fixture, CliError> {
             max_pieces: Some(a.max_pieces),
             ..SolveOptions::new(&d)
         };
-        solve_game(g, &opts).map_err(CliError::from)?;
+        any.solve(&opts).map_err(CliError::from)?;
     }
     let tiers = g.tiers(Some(a.max_pieces));
     // The tiers come in order of their piece count, and a move never adds
@@ -156,6 +161,7 @@ fn fixture(base: &Path, a: &SoakArgs) -> Result<Fixture, CliError> {
     let [served, clean, damaged] = dirs;
     let (clean_oracle, _) = open_oracle(g, &clean).map_err(CliError::from)?;
     Ok(Fixture {
+        any,
         g,
         served,
         damaged,
@@ -419,7 +425,7 @@ fn change_tables(fx: &Fixture, c: &Counts, stop: &AtomicBool, secs: f64) -> CliR
             max_pieces: Some(fx.max_pieces),
             ..SolveOptions::new(&scratch)
         };
-        solve_game(fx.g, &opts).map_err(CliError::from)?;
+        fx.any.solve(&opts).map_err(CliError::from)?;
         let from = TierStore::new(fx.g, &scratch).path(fx.replaced);
         let to = TierStore::new(fx.g, &fx.served).path(fx.replaced);
         {

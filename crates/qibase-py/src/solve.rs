@@ -12,7 +12,7 @@ use pyo3::types::PyDict;
 use crate::errors::{guarded, panic_message, released, Failure, Res};
 use crate::game::game_arg;
 use qibase::games::AnyGame;
-use qibase::solver::{solve_game, SolveObserver, SolveOptions, TierReport};
+use qibase::solver::{SolveObserver, SolveOptions, TierReport};
 use qibase::{with_game, Tiers};
 
 /// Tells the Python callback about each tier, and stops the solve when
@@ -101,7 +101,7 @@ pub(crate) fn report_dict<'py>(py: Python<'py>, r: &TierReport) -> PyResult<Boun
 }
 
 pub(crate) fn solve_any(game: &'static AnyGame, opts: &SolveOptions) -> Res<Vec<TierReport>> {
-    with_game!(game, |g| solve_game(g, opts).map_err(Failure::Solve))
+    game.solve(opts).map_err(Failure::Solve)
 }
 
 /// Solve `variant` into `directory` (as `qibase solve`): one file per

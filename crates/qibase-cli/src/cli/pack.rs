@@ -8,9 +8,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{game_by_id, CliError, CliResult};
-use qibase::tablebase::compact::{self, TierPacking};
-use qibase::with_game;
-use qibase::Tiers;
+use qibase::tablebase::compact::TierPacking;
+use qibase::{with_game, Tiers};
 
 #[derive(Args, Debug)]
 pub struct PackArgs {
@@ -41,73 +40,70 @@ pub fn run(a: &PackArgs, dir: Direction) -> CliResult {
         ));
     }
     let any = game_by_id(&a.game)?;
-    with_game!(any, |g| {
-        let _lock = super::lock_dir(&qibase::tablebase::game_dir(&a.out, g.id()))?;
-        let t0 = Instant::now();
-        let bar = if a.quiet {
-            ProgressBar::hidden()
-        } else {
-            let b = ProgressBar::new(g.tiers(None).len() as u64);
-            b.set_style(
-                ProgressStyle::with_template(
-                    "[{elapsed_precise}] {bar:30} {pos}/{len} tiers {msg}",
-                )
+    let (id, tiers) = with_game!(any, |g| (g.id().to_string(), g.tiers(None).len()));
+    let _lock = super::lock_dir(&qibase::tablebase::game_dir(&a.out, &id))?;
+    let t0 = Instant::now();
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(tiers as u64);
+        b.set_style(
+            ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} tiers {msg}")
                 .expect("template"),
-            );
-            b
-        };
-        let mut line = |r: &TierPacking| {
-            let [h, w, rem] = r.compact_bytes;
-            let text = format!(
-                "{:>8} {:>14} used slots  fast {:>12} B  compact {:>11} B (WDL {:>5.3}, remoteness {:>5.3} bits/slot){}",
-                r.name,
-                r.used,
-                r.fast_bytes,
-                h + w + rem,
-                bits(w, r.used),
-                bits(rem, r.used),
-                if r.kept { "  (already done)" } else { "" }
-            );
-            if a.quiet {
-                println!("{text}");
-            } else {
-                bar.println(text);
-            }
-            bar.set_message(r.name.clone());
-            bar.inc(1);
-        };
-        let report = match dir {
-            Direction::Pack => compact::pack(g, &a.dir, &a.out, &mut line),
-            Direction::Unpack => compact::unpack(g, &a.dir, &a.out, &mut line),
-        }
-        .map_err(CliError::from)?;
-        bar.finish_and_clear();
-        let used: u64 = report.iter().map(|r| r.used).sum();
-        let fast: u64 = report.iter().map(|r| r.fast_bytes).sum();
-        let parts = report.iter().fold([0u64; 3], |mut s, r| {
-            for (x, y) in s.iter_mut().zip(r.compact_bytes) {
-                *x += y;
-            }
-            s
-        });
-        let total: u64 = parts.iter().sum();
-        println!(
-            "{} {} tiers of {} in {:.1} s: {used} used slots, fast {fast} B ({:.2} bits/slot), compact {total} B ({:.2} bits/slot: WDL {:.2}, remoteness {:.2}), {:.1}x smaller",
-            match dir {
-                Direction::Pack => "packed",
-                Direction::Unpack => "unpacked",
-            },
-            report.len(),
-            g.id(),
-            t0.elapsed().as_secs_f64(),
-            bits(fast, used),
-            bits(total, used),
-            bits(parts[1], used),
-            bits(parts[2], used),
-            fast as f64 / total.max(1) as f64,
         );
-        Ok(())
-    })
+        b
+    };
+    let mut line = |r: &TierPacking| {
+        let [h, w, rem] = r.compact_bytes;
+        let text = format!(
+            "{:>8} {:>14} used slots  fast {:>12} B  compact {:>11} B (WDL {:>5.3}, remoteness {:>5.3} bits/slot){}",
+            r.name,
+            r.used,
+            r.fast_bytes,
+            h + w + rem,
+            bits(w, r.used),
+            bits(rem, r.used),
+            if r.kept { "  (already done)" } else { "" }
+        );
+        if a.quiet {
+            println!("{text}");
+        } else {
+            bar.println(text);
+        }
+        bar.set_message(r.name.clone());
+        bar.inc(1);
+    };
+    let report = match dir {
+        Direction::Pack => any.pack(&a.dir, &a.out, &mut line),
+        Direction::Unpack => any.unpack(&a.dir, &a.out, &mut line),
+    }
+    .map_err(CliError::from)?;
+    bar.finish_and_clear();
+    let used: u64 = report.iter().map(|r| r.used).sum();
+    let fast: u64 = report.iter().map(|r| r.fast_bytes).sum();
+    let parts = report.iter().fold([0u64; 3], |mut s, r| {
+        for (x, y) in s.iter_mut().zip(r.compact_bytes) {
+            *x += y;
+        }
+        s
+    });
+    let total: u64 = parts.iter().sum();
+    println!(
+        "{} {} tiers of {} in {:.1} s: {used} used slots, fast {fast} B ({:.2} bits/slot), compact {total} B ({:.2} bits/slot: WDL {:.2}, remoteness {:.2}), {:.1}x smaller",
+        match dir {
+            Direction::Pack => "packed",
+            Direction::Unpack => "unpacked",
+        },
+        report.len(),
+        id,
+        t0.elapsed().as_secs_f64(),
+        bits(fast, used),
+        bits(total, used),
+        bits(parts[1], used),
+        bits(parts[2], used),
+        fast as f64 / total.max(1) as f64,
+    );
+    Ok(())
 }
 
 /// Bits per used slot.

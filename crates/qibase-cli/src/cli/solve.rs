@@ -9,8 +9,7 @@ use super::{estimate, CliError, CliResult};
 use qibase::games::VariantSizes;
 use qibase::games::GAME_IDS;
 use qibase::peak_rss_bytes;
-use qibase::solver::{solve_game, SolveError, SolveOptions, TierReport};
-use qibase::with_game;
+use qibase::solver::{SolveError, SolveOptions, TierReport};
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
@@ -130,7 +129,7 @@ pub fn run(a: &SolveArgs, join: Option<super::ranks::JoinJob>) -> CliResult {
     let t0 = Instant::now();
     let (mut solved, mut slots, mut exchanged) = (0u64, 0u64, 0u64);
     for (id, any) in ids.iter().zip(&games) {
-        let reports = with_game!(any, |g| pool.install(|| solve_game(g, &opts))).map_err(|e| {
+        let reports = pool.install(|| any.solve(&opts)).map_err(|e| {
             // Decided by all ranks together: every rank has it.
             let collective = matches!(
                 e,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::{qibase, temp_dir};
 use qibase::games::{AnyGame, CannonChess, Cannons, Weiming};
-use qibase::solver::{solve_game, SolveOptions, TierValues};
+use qibase::solver::{SolveOptions, TierValues};
 use qibase::tablebase::compact::{self, compact_path, CompactFile};
 use qibase::tablebase::{tier_path, Tablebase, TbError, TierStore};
 use qibase::with_game;
@@ -20,7 +20,8 @@ fn solve_into<G: Game>(g: &G, dir: &Path, max_pieces: Option<u32>) {
         max_pieces,
         ..SolveOptions::new(dir)
     };
-    solve_game(g, &opts).unwrap();
+    // Through the library's compiled solver (see `AnyGame::solve`).
+    AnyGame::from_id(g.id()).unwrap().solve(&opts).unwrap();
 }
 
 /// Pack, check every tier against the fast values, unpack, compare bytes.

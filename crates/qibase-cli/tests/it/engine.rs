@@ -5,8 +5,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use qibase::games::Weiming;
-use qibase::solver::solve_in_memory;
+use qibase::games::{AnyGame, Weiming};
 use qibase::Value;
 use qibase::{Notation, Rules, Tiers};
 use serde_json::{json, Value as Json};
@@ -23,7 +22,7 @@ fn empty_dir() -> String {
 #[test]
 fn engine_round_trip_with_bad_commands() {
     let g = Weiming::new();
-    let tables = solve_in_memory(&g, None);
+    let tables = AnyGame::from_id(g.id()).unwrap().solve_in_memory(None);
     let value = |s: &str| {
         let p = g.parse_pos(s).unwrap();
         Value::unpack(tables[&0][g.rank(0, &p) as usize]).unwrap()

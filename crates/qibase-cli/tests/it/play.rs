@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 
 use qibase::ai::{choose, Difficulty, Rng};
 use qibase::analysis::MemoryOracle;
-use qibase::games::Weiming;
-use qibase::solver::solve_in_memory;
+use qibase::games::{AnyGame, Weiming};
 use qibase::{Notation, Rules, Side, TierKey, Tiers};
 use qibase::{Packed, Value};
 
@@ -124,7 +123,7 @@ fn script(
 #[test]
 fn scripted_games_get_optimal_replies() {
     let g = Weiming::new();
-    let tables = solve_in_memory(&g, None);
+    let tables = AnyGame::from_id(g.id()).unwrap().solve_in_memory(None);
     let oracle = MemoryOracle::solve(&g, None);
     let mut rng = Rng::new(2024);
     let mut replies = 0;
@@ -191,7 +190,7 @@ fn illegal_and_malformed_moves_are_refused() {
 #[test]
 fn game_end_is_announced_and_a_new_game_offered() {
     let g = Weiming::new();
-    let tables = solve_in_memory(&g, None);
+    let tables = AnyGame::from_id(g.id()).unwrap().solve_in_memory(None);
     // A position where X (the person) wins in one.
     let p = (0..g.tier_size(0))
         .map(|i| g.unrank(0, i))

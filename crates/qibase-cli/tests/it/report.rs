@@ -6,8 +6,7 @@ use crate::common::{qibase, temp_dir};
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
 
-use qibase::games::Weiming;
-use qibase::solver::solve_in_memory;
+use qibase::games::{AnyGame, Weiming};
 use qibase::Value;
 use qibase::{Rules, Tiers};
 
@@ -64,7 +63,7 @@ fn weiming_report_matches_the_tablebase() {
 
     // Independent in-memory solve.
     let g = Weiming::new();
-    let solved = solve_in_memory(&g, None);
+    let solved = AnyGame::from_id(g.id()).unwrap().solve_in_memory(None);
     let start = g.start();
     let t = g.tier_of(&start);
     let values = &solved[&t];

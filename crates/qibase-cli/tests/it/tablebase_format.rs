@@ -8,8 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::common::{qibase, temp_dir};
-use qibase::games::{CannonChess, Cannons, Weiming};
-use qibase::solver::solve_in_memory;
+use qibase::games::{AnyGame, CannonChess, Cannons, Weiming};
 use qibase::tablebase::{
     tier_path, write_tier, Tablebase, TbError, TierMeta, TierStats, TierStore, LAST_CONVERT_COMMIT,
 };
@@ -37,7 +36,9 @@ fn write_all<G: Game>(g: &G, dir: &Path, solved: &HashMap<TierKey, Vec<Packed>>)
 /// table agrees.
 fn probes_match_solver<G: Game>(g: &G, max_pieces: Option<u32>, name: &str) {
     let dir = temp_dir(name);
-    let solved = solve_in_memory(g, max_pieces);
+    let solved = AnyGame::from_id(g.id())
+        .unwrap()
+        .solve_in_memory(max_pieces);
     write_all(g, &dir, &solved);
     let tb = Tablebase::open(g, &dir);
     let mut checked = 0u64;

@@ -3,6 +3,7 @@
 //! Board size, material and setup are data: the variants are the same Rust
 //! types built with other parameters.
 
+mod any_entry;
 mod any_tablebase;
 pub mod cannon_chess;
 pub mod cannons;
