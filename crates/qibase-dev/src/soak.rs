@@ -80,10 +80,9 @@ struct Counts {
 /// The positions asked for, and the directories the answers are checked
 /// against.
 struct Fixture {
-    /// The same game, to solve it (compiled in the library: see
-    /// `AnyGame::solve`).
+    /// The game (solved through `AnyGame::solve`, which the library
+    /// compiles; the rest reads it as [`Fixture::g`]).
     any: &'static AnyGame,
-    g: &'static CannonChess,
     /// The served directory.
     served: PathBuf,
     /// A copy with the served directory's damage (where errors may be).
@@ -162,7 +161,6 @@ fn fixture(base: &Path, a: &SoakArgs) -> Result<Fixture, CliError> {
     let (clean_oracle, _) = open_oracle(g, &clean).map_err(CliError::from)?;
     Ok(Fixture {
         any,
-        g,
         served,
         damaged,
         clean_oracle,
@@ -175,6 +173,14 @@ fn fixture(base: &Path, a: &SoakArgs) -> Result<Fixture, CliError> {
 }
 
 impl Fixture {
+    /// The game as its own type.
+    fn g(&self) -> &'static CannonChess {
+        let AnyGame::CannonChess(g) = self.any else {
+            unreachable!("cannon-chess is of its family")
+        };
+        g
+    }
+
     /// A random position of the damaged tier (which `positions` leaves
     /// out), drawn afresh each time from the whole tier.
     fn damaged_tier_position(
@@ -183,7 +189,7 @@ impl Fixture {
     ) -> (TierKey, <CannonChess as qibase::Rules>::Pos) {
         let t = self.damaged_tier;
         loop {
-            if let Some(p) = try_position(self.g, t, rng) {
+            if let Some(p) = try_position(self.g(), t, rng) {
                 return (t, p);
             }
         }
@@ -279,7 +285,7 @@ async fn valid_client(
 ) -> CliResult {
     let mut send = connect(addr).await?;
     let mut rng = Rng::new(seed);
-    let g = fx.g;
+    let g = fx.g();
     while !stop.load(Ordering::Relaxed) {
         let (t, p) = if c.tier_damaged.load(Ordering::Relaxed) && rng.below(4) == 0 {
             fx.damaged_tier_position(&mut rng)
@@ -408,13 +414,13 @@ fn change_tables(fx: &Fixture, c: &Counts, stop: &AtomicBool, secs: f64) -> CliR
     let t0 = Instant::now();
     let mut damaged = false;
     let mut round = 0u64;
-    let game = fx.g.id();
+    let game = fx.g().id();
     while !stop.load(Ordering::Relaxed) {
         if !damaged && t0.elapsed().as_secs_f64() > secs / 3.0 {
             for dir in [&fx.served, &fx.damaged] {
-                damage(&TierStore::new(fx.g, dir).path(fx.damaged_tier))?;
+                damage(&TierStore::new(fx.g(), dir).path(fx.damaged_tier))?;
             }
-            let (oracle, _) = open_oracle(fx.g, &fx.damaged).map_err(CliError::from)?;
+            let (oracle, _) = open_oracle(fx.g(), &fx.damaged).map_err(CliError::from)?;
             let _ = fx.damaged_oracle.set(oracle);
             damaged = true;
             c.tier_damaged.store(true, Ordering::Relaxed);
@@ -426,8 +432,8 @@ fn change_tables(fx: &Fixture, c: &Counts, stop: &AtomicBool, secs: f64) -> CliR
             ..SolveOptions::new(&scratch)
         };
         fx.any.solve(&opts).map_err(CliError::from)?;
-        let from = TierStore::new(fx.g, &scratch).path(fx.replaced);
-        let to = TierStore::new(fx.g, &fx.served).path(fx.replaced);
+        let from = TierStore::new(fx.g(), &scratch).path(fx.replaced);
+        let to = TierStore::new(fx.g(), &fx.served).path(fx.replaced);
         {
             let _lock = DirLock::acquire(&game_dir(&fx.served, game)).map_err(CliError::from)?;
             std::fs::rename(&from, &to)

@@ -95,13 +95,6 @@ impl MpiExchange {
         })
     }
 
-    /// End every rank of the job at once (`MPI_Abort`): what a rank does
-    /// after an error the others cannot know of, so that none waits
-    /// forever in a collective call.
-    pub fn abort(&self, code: i32) -> ! {
-        self.world.abort(code)
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
         self.one_at_a_time.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -240,8 +233,9 @@ impl Exchange for MpiExchange {
 }
 
 impl JobRank for MpiExchange {
+    /// `MPI_Abort` on the whole job.
     fn abort(&self, code: i32) -> ! {
-        MpiExchange::abort(self, code)
+        self.world.abort(code)
     }
 }
 
