@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::common::{qibase, temp_dir};
 use qibase::games::{AnyGame, CannonChess, Cannons, Weiming};
 use qibase::solver::{SolveOptions, TierValues};
-use qibase::tablebase::compact::{self, compact_path, CompactFile};
+use qibase::tablebase::compact::{compact_path, CompactFile, TierPacking};
 use qibase::tablebase::{tier_path, Tablebase, TbError, TierStore};
 use qibase::with_game;
 use qibase::Packed;
@@ -24,12 +24,27 @@ fn solve_into<G: Game>(g: &G, dir: &Path, max_pieces: Option<u32>) {
     AnyGame::from_id(g.id()).unwrap().solve(&opts).unwrap();
 }
 
+/// `pack` through the library's compiled packer (see `AnyGame::pack`):
+/// this crate is built unoptimised for tests.
+fn pack<G: Game>(g: &G, src: &Path, out: &Path) -> Result<Vec<TierPacking>, TbError> {
+    AnyGame::from_id(g.id())
+        .unwrap()
+        .pack(src, out, &mut |_| {})
+}
+
+/// `unpack` through the library's compiled unpacker.
+fn unpack<G: Game>(g: &G, src: &Path, out: &Path) -> Result<Vec<TierPacking>, TbError> {
+    AnyGame::from_id(g.id())
+        .unwrap()
+        .unpack(src, out, &mut |_| {})
+}
+
 /// Pack, check every tier against the fast values, unpack, compare bytes.
 fn round_trip<G: Game>(g: &G, max_pieces: Option<u32>, name: &str) -> (u64, [u64; 3]) {
     let root = temp_dir(name);
     let (fast, packed, back) = (root.join("fast"), root.join("packed"), root.join("back"));
     solve_into(g, &fast, max_pieces);
-    let report = compact::pack(g, &fast, &packed, &mut |_| {}).unwrap();
+    let report = pack(g, &fast, &packed).unwrap();
     let tiers = g.tiers(max_pieces);
     assert_eq!(report.len(), tiers.len());
     // Every tier resolves to the fast file's values, halves and all.
@@ -82,9 +97,9 @@ fn round_trip<G: Game>(g: &G, max_pieces: Option<u32>, name: &str) -> (u64, [u64
     }
     assert!(probed > 1000, "{name}: {probed} probes");
     // Packing again finds everything done.
-    let again = compact::pack(g, &fast, &packed, &mut |_| {}).unwrap();
+    let again = pack(g, &fast, &packed).unwrap();
     assert!(again.iter().all(|r| r.kept));
-    let unpacked = compact::unpack(g, &packed, &back, &mut |_| {}).unwrap();
+    let unpacked = unpack(g, &packed, &back).unwrap();
     assert!(unpacked.iter().all(|r| !r.kept));
     for &t in &tiers {
         let a = std::fs::read(tier_path(&fast, g.id(), &g.tier_name(t))).unwrap();
@@ -128,7 +143,7 @@ fn packed_copy(name: &str) -> (PathBuf, PathBuf, CannonChess) {
     let root = temp_dir(name);
     let (fast, packed) = (root.join("fast"), root.join("packed"));
     solve_into(&g, &fast, Some(3));
-    compact::pack(&g, &fast, &packed, &mut |_| {}).unwrap();
+    pack(&g, &fast, &packed).unwrap();
     (fast, packed, g)
 }
 
@@ -169,7 +184,7 @@ fn damaged_compact_files_are_errors_never_values() {
         damage(&mut bytes);
         std::fs::write(&path, &bytes).unwrap();
         let _ = std::fs::remove_dir_all(&out);
-        let e = compact::unpack(&g, &packed, &out, &mut |_| {}).unwrap_err();
+        let e = unpack(&g, &packed, &out).unwrap_err();
         assert!(matches!(e, TbError::Corrupt { .. }), "{what}: {e}");
         assert!(
             e.to_string().starts_with(&path.display().to_string()),
@@ -184,7 +199,7 @@ fn damaged_compact_files_are_errors_never_values() {
     let mut bytes = good.clone();
     bytes[8] = 9;
     std::fs::write(&path, &bytes).unwrap();
-    let e = compact::unpack(&g, &packed, &out, &mut |_| {}).unwrap_err();
+    let e = unpack(&g, &packed, &out).unwrap_err();
     assert!(
         matches!(
             e,
@@ -203,7 +218,7 @@ fn damaged_compact_files_are_errors_never_values() {
         .unwrap();
     assert!(matches!(e, TbError::Foreign { .. }), "{e}");
     // Undamaged, it unpacks.
-    compact::unpack(&g, &packed, &out, &mut |_| {}).unwrap();
+    unpack(&g, &packed, &out).unwrap();
     let _ = std::fs::remove_dir_all(packed.parent().unwrap());
 }
 
@@ -221,7 +236,7 @@ fn pack_redoes_a_tier_whose_output_does_not_match() {
     std::fs::write(&path, &bytes).unwrap();
     let first = *g.tiers(Some(3)).first().unwrap();
     std::fs::remove_file(compact_path(&packed, g.id(), &g.tier_name(first))).unwrap();
-    let report = compact::pack(&g, &fast, &packed, &mut |_| {}).unwrap();
+    let report = pack(&g, &fast, &packed).unwrap();
     let redone: Vec<&str> = report
         .iter()
         .filter(|r| !r.kept)
@@ -398,7 +413,7 @@ fn the_perfect_opponent_plays_value_optimal_moves_from_compact_tables() {
         let root = temp_dir(name);
         let (fast, packed) = (root.join("fast"), root.join("packed"));
         solve_into(g, &fast, Some(max_pieces));
-        compact::pack(g, &fast, &packed, &mut |_| {}).unwrap();
+        pack(g, &fast, &packed).unwrap();
         let truth = Tablebase::open(g, &fast);
         let (from_fast, from_compact) = (Tablebase::open(g, &fast), Tablebase::open(g, &packed));
         let mut rng = Rng::new(7);
