@@ -47,19 +47,14 @@ pub fn solve_forward<G: Game>(g: &G, max: Option<u32>) -> ReferenceSolution<G::P
     let mut number: Vec<Vec<u32>> = vec![Vec::new(); max_key + 1];
     for &t in &tiers {
         let n = g.tier_size(t);
-        // The stored positions in slot order (rayon's collect keeps it).
-        let stored: Vec<(u64, G::Pos)> = (0..n)
-            .into_par_iter()
-            .filter_map(|i| {
-                let p = g.unrank(t, i);
-                (g.rank(t, &p) == i).then_some((i, p))
-            })
-            .collect();
         let mut numbers = vec![u32::MAX; n as usize];
-        for (i, p) in stored {
-            numbers[i as usize] = u32::try_from(positions.len()).expect("at most 2^32 positions");
-            positions.push(p);
-            slots.push((t, i));
+        for (i, slot) in numbers.iter_mut().enumerate() {
+            let p = g.unrank(t, i as u64);
+            if g.rank(t, &p) == i as u64 {
+                *slot = u32::try_from(positions.len()).expect("at most 2^32 positions");
+                positions.push(p);
+                slots.push((t, i as u64));
+            }
         }
         number[t as usize] = numbers;
     }
@@ -104,19 +99,16 @@ pub fn solve_forward<G: Game>(g: &G, max: Option<u32>) -> ReferenceSolution<G::P
 
 /// Forward value iteration over an explicit graph.
 fn iterate(children: &[Vec<u32>], ended: Vec<Option<Value>>) -> Vec<Value> {
+    let n = children.len();
     let mut val = ended;
-    // Each round looks only at the positions still undecided: most are
-    // decided long before the last of the hundred-odd rounds.
-    let mut open: Vec<u32> = (0..val.len() as u32)
-        .filter(|&i| val[i as usize].is_none())
-        .collect();
     let mut r: u16 = 1;
     loop {
         let snapshot = &val;
-        let decided: Vec<(u32, Value)> = open
-            .par_iter()
-            .filter_map(|&i| {
-                let kids = &children[i as usize];
+        let decided: Vec<(usize, Value)> = (0..n)
+            .into_par_iter()
+            .filter(|&i| snapshot[i].is_none())
+            .filter_map(|i| {
+                let kids = &children[i];
                 if kids
                     .iter()
                     .any(|&c| snapshot[c as usize] == Some(Value::Loss(r - 1)))
@@ -137,9 +129,8 @@ fn iterate(children: &[Vec<u32>], ended: Vec<Option<Value>>) -> Vec<Value> {
             break;
         }
         for (i, v) in decided {
-            val[i as usize] = Some(v);
+            val[i] = Some(v);
         }
-        open.retain(|&i| val[i as usize].is_none());
         r += 1;
     }
     val.into_iter().map(|v| v.unwrap_or(Value::Draw)).collect()
