@@ -25,7 +25,7 @@ fn solve_into<G: Game>(g: &G, dir: &Path, max_pieces: Option<u32>) {
 }
 
 /// `pack` through the library's compiled packer (see `AnyGame::pack`):
-/// this crate is built unoptimised for tests.
+/// the test profile builds this crate with little optimisation.
 fn pack<G: Game>(g: &G, src: &Path, out: &Path) -> Result<Vec<TierPacking>, TbError> {
     AnyGame::from_id(g.id())
         .unwrap()
