@@ -233,7 +233,7 @@ fn generate_from<G: ReportGame>(
 mod tests {
     use super::*;
     use qibase::games::AnyGame;
-    use qibase::solver::{solve_game, SolveOptions};
+    use qibase::solver::SolveOptions;
     use qibase::Tiers;
 
     fn report_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -258,14 +258,16 @@ mod tests {
     fn a_stopped_report_resumes_to_the_same_files() {
         let base = std::env::temp_dir().join(format!("qibase-resume-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
-        let AnyGame::Cannons(g) = AnyGame::from_id("two-cannons:board=4x3,soldiers=5").unwrap()
-        else {
+        let any = AnyGame::from_id("two-cannons:board=4x3,soldiers=5").unwrap();
+        let AnyGame::Cannons(g) = &any else {
             unreachable!()
         };
         let tiers = g.tiers(None).len();
         assert!(tiers >= 4, "a game of several tiers");
         let tb = base.join("tb");
-        solve_game(&g, &SolveOptions::new(&tb)).unwrap();
+        // The library's compiled solver: `solve_game` here would compile
+        // the solver again in this test build.
+        any.solve(&SolveOptions::new(&tb)).unwrap();
         let opts = |out: &str| ReportOptions {
             dir: tb.clone(),
             out: base.join(out),
@@ -274,7 +276,7 @@ mod tests {
             checkpoint_every: std::time::Duration::ZERO,
         };
         let whole = opts("whole");
-        generate(&g, &whole).unwrap();
+        generate(g, &whole).unwrap();
         let expected = report_files(&whole.out);
         assert!(
             expected.iter().all(|(n, _)| !n.starts_with('.')),
@@ -284,9 +286,9 @@ mod tests {
 
         let resumed = opts("resumed");
         let checkpoint =
-            |o: &ReportOptions| Checkpoint::new(&g, &o.dir, &o.out, o.checkpoint_every).unwrap();
+            |o: &ReportOptions| Checkpoint::new(g, &o.dir, &o.out, o.checkpoint_every).unwrap();
         let stop = 2;
-        let err = generate_from(&g, &resumed, checkpoint(&resumed).stop_after(stop)).unwrap_err();
+        let err = generate_from(g, &resumed, checkpoint(&resumed).stop_after(stop)).unwrap_err();
         assert_eq!(err, format!("stopped after {stop} tiers"));
         let progress = resumed
             .out
@@ -319,7 +321,7 @@ mod tests {
             .unwrap()
             .set_len(len - 1)
             .unwrap();
-        let err = generate(&g, &resumed).unwrap_err();
+        let err = generate(g, &resumed).unwrap_err();
         assert!(
             err.starts_with("damaged progress of an interrupted report"),
             "{err}"
@@ -329,17 +331,17 @@ mod tests {
         let mut bytes = std::fs::read(&state).unwrap();
         bytes[20] ^= 0x40;
         std::fs::write(&state, bytes).unwrap();
-        let err = generate(&g, &resumed).unwrap_err();
+        let err = generate(g, &resumed).unwrap_err();
         assert!(err.contains("checksum mismatch"), "{err}");
         restore();
 
-        generate(&g, &resumed).unwrap();
+        generate(g, &resumed).unwrap();
         assert_eq!(report_files(&resumed.out), expected);
 
         // Progress saved by another version is dropped, and the report
         // made from the start.
         let again = opts("again");
-        generate_from(&g, &again, checkpoint(&again).stop_after(stop)).unwrap_err();
+        generate_from(g, &again, checkpoint(&again).stop_after(stop)).unwrap_err();
         let state = again
             .out
             .join(".two-cannons@board=4x3,soldiers=5.report-progress/state");
@@ -352,7 +354,7 @@ mod tests {
                 std::fs::remove_file(state.with_file_name(name)).unwrap();
             }
         }
-        generate(&g, &again).unwrap();
+        generate(g, &again).unwrap();
         assert_eq!(report_files(&again.out), expected);
         let _ = std::fs::remove_dir_all(&base);
     }
@@ -363,13 +365,13 @@ mod tests {
     fn probes_of_files_and_of_whole_tiers_agree() {
         let dir = std::env::temp_dir().join(format!("qibase-probe-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let AnyGame::Weiming(g) = AnyGame::from_id("weiming").unwrap() else {
+        let any = AnyGame::from_id("weiming").unwrap();
+        let AnyGame::Weiming(g) = &any else {
             unreachable!()
         };
-        let opts = SolveOptions::new(&dir);
-        solve_game(&g, &opts).unwrap();
-        let whole = Probe::new(&g, &dir);
-        let files = Probe::with_whole_tier_bytes(&g, &dir, 0);
+        any.solve(&SolveOptions::new(&dir)).unwrap();
+        let whole = Probe::new(g, &dir);
+        let files = Probe::with_whole_tier_bytes(g, &dir, 0);
         let start = g.start();
         let line = whole.line(&start, 40).unwrap();
         assert!(line.len() > 3, "a line to follow");

@@ -8,10 +8,10 @@
 
 use std::collections::HashMap;
 
+use crate::compiled::solve_in_memory;
 use qibase::ai::{choose, choose_index_with_policy, Difficulty, Rng};
 use qibase::analysis::{analyse, principal_variation, MemoryOracle, Oracle};
 use qibase::games::{CannonChess, Weiming};
-use qibase::solver::solve_in_memory;
 use qibase::{Game, Notation, Rules, TierKey};
 use qibase::{Packed, Value, Wdl};
 

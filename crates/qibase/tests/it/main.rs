@@ -9,6 +9,7 @@ mod big_tiers;
 mod cannon_chess_rules;
 mod cannon_chess_support;
 mod cannons_rules;
+mod compiled;
 mod contract;
 mod naive;
 mod numbering_identity;

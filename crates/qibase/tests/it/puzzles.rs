@@ -6,10 +6,10 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use crate::compiled::solve_in_memory;
 use qibase::analysis::MemoryOracle;
 use qibase::games::{CannonChess, Weiming};
 use qibase::puzzles::{select, PuzzleError, PuzzleOptions, PuzzleSet, FORMAT};
-use qibase::solver::solve_in_memory;
 use qibase::Rng;
 use qibase::{Game, Notation, Rules, TierKey, Tiers};
 use qibase::{Packed, Value};

@@ -1,11 +1,9 @@
 //! The whole-solve tests of every mode, through the public API: stops,
 //! resumes, budgets.
 
+use crate::compiled::{solve_game, solve_in_memory};
 use qibase::games::{AnyGame, Weiming};
-use qibase::solver::{
-    interrupted_solve, solve_game, solve_in_memory, SolveError, SolveObserver, SolveOptions,
-    TierReport,
-};
+use qibase::solver::{interrupted_solve, SolveError, SolveObserver, SolveOptions, TierReport};
 use qibase::tablebase::{game_dir, TierStore};
 use qibase::{Game, Tiers};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -7,9 +7,10 @@
 
 use std::collections::HashMap;
 
+use crate::compiled::solve_in_memory;
 use qibase::games::{CannonChess, Cannons, Weiming};
 use qibase::reference::solve_forward;
-use qibase::solver::{solve_in_memory, TierValues};
+use qibase::solver::TierValues;
 use qibase::verify::check_tier;
 use qibase::{Game, TierKey, Tiers};
 use qibase::{Packed, Value};

@@ -9,9 +9,9 @@
 //! per symmetry class, so each slot is weighted by the size of its orbit
 //! under the board's 8 symmetries.
 
+use crate::compiled::solve_in_memory;
 use qibase::games::{AnyGame, Cannons};
 use qibase::numbering::binom;
-use qibase::solver::solve_in_memory;
 use qibase::{Notation, Side, Tiers};
 use qibase::{Packed, Value};
 use rayon::prelude::*;
