@@ -530,65 +530,76 @@ mod tests {
         use std::sync::atomic::AtomicUsize;
         let scratch = std::env::temp_dir().join(format!("qibase-resume-{}", std::process::id()));
         let any = crate::games::AnyGame::from_id("cannon-chess-4x4").unwrap();
-        crate::with_game!(any, |g| {
-            let mut done = Done::default();
-            let mut resumes = 0;
-            for t in g.tiers(Some(3)) {
-                let plain = done.in_memory(g, t);
-                let values = state_file(g, t, "resume");
-                for (every, step) in [(Duration::ZERO, 3), (Duration::MAX, 5)] {
-                    let _ = std::fs::remove_dir_all(&scratch);
-                    std::fs::create_dir_all(&scratch).unwrap();
-                    let plan = Plan {
-                        checkpoint_every: every,
-                        ..crumbs(g.tier_size(t), 3, 2, 5, 3)
-                    };
-                    // How many times a whole solve asks whether to stop,
-                    // and how many of those are in its initial pass.
-                    let asked = AtomicUsize::new(0);
-                    let in_pass = AtomicUsize::new(0);
-                    let count = || asked.fetch_add(1, Relaxed) == usize::MAX;
-                    let levels = |e| {
-                        if matches!(e, Progress::Level(..)) && in_pass.load(Relaxed) == 0 {
-                            in_pass.store(asked.load(Relaxed), Relaxed);
-                        }
-                    };
-                    let opts = TierOptions::default().progress(&levels).stop(&count);
-                    let start = Start::Fresh(done.raws(g, t));
-                    solve_spilled(g, t, &values, &scratch, "resume", start, &plan, &opts)
-                        .unwrap()
-                        .unwrap();
-                    let pass = in_pass.load(Relaxed);
-                    // Stopped at the 5th question (in the initial pass),
-                    // then, once a whole pass has had room, every `step`
-                    // questions.
-                    let mut stops = vec![5];
-                    stops.extend((0..25).map(|k| 6 + pass + k * step));
-                    asked.store(0, Relaxed);
-                    let stop = || stops.contains(&asked.fetch_add(1, Relaxed));
-                    let opts = TierOptions::default().stop(&stop);
-                    let mut start = Start::Fresh(done.raws(g, t));
-                    let spilled = loop {
-                        let got =
-                            solve_spilled(g, t, &values, &scratch, "resume", start, &plan, &opts)
-                                .unwrap();
-                        if let Some(s) = got {
-                            break s;
-                        }
-                        start = match checkpoint::load(&scratch, "resume").unwrap() {
-                            Some(c) => {
-                                resumes += 1;
-                                Start::Resume(c)
-                            }
-                            None => Start::Fresh(done.raws(g, t)),
+        // On one thread: hundreds of stops of windows of a few slots leave
+        // two threads mostly waking each other (most of this test's time
+        // was the scheduler's), and the stops fall at the same instants in
+        // every run. The crumbs test above solves the same windows on all.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        one.install(|| {
+            crate::with_game!(any, |g| {
+                let mut done = Done::default();
+                let mut resumes = 0;
+                for t in g.tiers(Some(3)) {
+                    let plain = done.in_memory(g, t);
+                    let values = state_file(g, t, "resume");
+                    for (every, step) in [(Duration::ZERO, 3), (Duration::MAX, 5)] {
+                        let _ = std::fs::remove_dir_all(&scratch);
+                        std::fs::create_dir_all(&scratch).unwrap();
+                        let plan = Plan {
+                            checkpoint_every: every,
+                            ..crumbs(g.tier_size(t), 3, 2, 5, 3)
                         };
-                    };
-                    let what = format!("tier {t} every {every:?} step {step}");
-                    assert_same(&values, &spilled, &plain, &what);
+                        // How many times a whole solve asks whether to stop,
+                        // and how many of those are in its initial pass.
+                        let asked = AtomicUsize::new(0);
+                        let in_pass = AtomicUsize::new(0);
+                        let count = || asked.fetch_add(1, Relaxed) == usize::MAX;
+                        let levels = |e| {
+                            if matches!(e, Progress::Level(..)) && in_pass.load(Relaxed) == 0 {
+                                in_pass.store(asked.load(Relaxed), Relaxed);
+                            }
+                        };
+                        let opts = TierOptions::default().progress(&levels).stop(&count);
+                        let start = Start::Fresh(done.raws(g, t));
+                        solve_spilled(g, t, &values, &scratch, "resume", start, &plan, &opts)
+                            .unwrap()
+                            .unwrap();
+                        let pass = in_pass.load(Relaxed);
+                        // Stopped at the 5th question (in the initial pass),
+                        // then, once a whole pass has had room, every `step`
+                        // questions.
+                        let mut stops = vec![5];
+                        stops.extend((0..25).map(|k| 6 + pass + k * step));
+                        asked.store(0, Relaxed);
+                        let stop = || stops.contains(&asked.fetch_add(1, Relaxed));
+                        let opts = TierOptions::default().stop(&stop);
+                        let mut start = Start::Fresh(done.raws(g, t));
+                        let spilled = loop {
+                            let got = solve_spilled(
+                                g, t, &values, &scratch, "resume", start, &plan, &opts,
+                            )
+                            .unwrap();
+                            if let Some(s) = got {
+                                break s;
+                            }
+                            start = match checkpoint::load(&scratch, "resume").unwrap() {
+                                Some(c) => {
+                                    resumes += 1;
+                                    Start::Resume(c)
+                                }
+                                None => Start::Fresh(done.raws(g, t)),
+                            };
+                        };
+                        let what = format!("tier {t} every {every:?} step {step}");
+                        assert_same(&values, &spilled, &plain, &what);
+                    }
+                    done.0.push((t, plain.values, Arc::new(values)));
                 }
-                done.0.push((t, plain.values, Arc::new(values)));
-            }
-            assert!(resumes > 100, "only {resumes} resumes");
+                assert!(resumes > 100, "only {resumes} resumes");
+            })
         });
         let _ = std::fs::remove_dir_all(&scratch);
     }
