@@ -10,6 +10,7 @@
 
 use super::colex::{binom, next_subset, ColexTable};
 use super::symmetry::GridSymmetry;
+use crate::prefetch::prefetch;
 
 /// The number of orbits of m-point sets of the whole grid under its
 /// symmetry group, without listing a set: by Burnside's lemma, the mean
@@ -85,34 +86,58 @@ impl SetClasses {
             n_classes: Vec::new(),
         };
         for m in 0..=m_max {
-            c.set_base.push(c.info.len());
+            let base = c.info.len();
+            c.set_base.push(base);
             c.class_base.push(c.rep.len());
             let count = binom(n, m);
+            c.info.reserve(count as usize);
             let mut set: u64 = if m == 0 { 0 } else { u64::MAX >> (64 - m) };
-            for r in 0..count {
-                let mut rep = set;
-                for s in 1..sym.len() {
-                    rep = rep.min(sym.map(s, set));
-                }
-                let mut mask = 0u32;
-                for s in 0..sym.len() {
-                    if sym.map(s, set) == rep {
-                        mask |= 1 << s;
+            // Sets go by blocks: each set's images first, with the table
+            // entry of each representative met before prefetched, then the
+            // entries in order. Waiting for those entries one at a time was
+            // most of the time of building the tables of a large board.
+            let mut block = [(0u64, None::<usize>, 0u32); 64];
+            let mut images = [0u64; 8];
+            let images = &mut images[..sym.len()];
+            let mut r = 0;
+            while r < count {
+                let len = (count - r).min(block.len() as u64) as usize;
+                for entry in &mut block[..len] {
+                    for (s, image) in images.iter_mut().enumerate() {
+                        *image = sym.map(s, set);
+                    }
+                    let rep = images.iter().copied().min().unwrap_or(set);
+                    let mut mask = 0u32;
+                    for (s, &image) in images.iter().enumerate() {
+                        if image == rep {
+                            mask |= 1 << s;
+                        }
+                    }
+                    // The representative is the smallest of the images, so
+                    // when it is not this set it was met before.
+                    let met = (rep != set).then(|| base + colex.rank(rep) as usize);
+                    if let Some(i) = met {
+                        prefetch(c.info.as_ptr().wrapping_add(i));
+                    }
+                    *entry = (set, met, mask);
+                    r += 1;
+                    if r < count {
+                        set = next_subset(set);
                     }
                 }
-                let cls = if rep == set {
-                    c.rep.push(set);
-                    c.free.push(board & !set);
-                    // The representative's own mask: the maps onto itself.
-                    c.stabiliser.push(mask as u8);
-                    (c.rep.len() - 1 - c.class_base[m as usize]) as u32
-                } else {
-                    // The representative is smaller, so it was met before.
-                    c.info[c.set_base[m as usize] + colex.rank(rep) as usize] >> 8
-                };
-                c.info.push(cls << 8 | mask);
-                if r + 1 < count {
-                    set = next_subset(set);
+                for &(set, met, mask) in &block[..len] {
+                    let cls = match met {
+                        Some(i) => c.info[i] >> 8,
+                        None => {
+                            c.rep.push(set);
+                            c.free.push(board & !set);
+                            // The representative's own mask: the maps onto
+                            // itself.
+                            c.stabiliser.push(mask as u8);
+                            (c.rep.len() - 1 - c.class_base[m as usize]) as u32
+                        }
+                    };
+                    c.info.push(cls << 8 | mask);
                 }
             }
             c.n_classes
